@@ -1,0 +1,1 @@
+//! Template source to AST: the lexer, the parser and spans.

@@ -1,0 +1,78 @@
+//! The public face of the engine: compile a template once, render it many times.
+
+use crate::clock::Clock;
+use crate::error::Error;
+
+/// Resource limits of one template. Defaults are far above what any real chat template needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Instructions one render may execute.
+    pub fuel: u64,
+    /// Depth of nested macro calls.
+    pub max_depth: usize,
+    /// Bytes of output one render may produce (captured text included).
+    pub max_output: usize,
+    /// Depth of nested blocks and expressions in the source.
+    pub max_nesting: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            fuel: 50_000_000,
+            max_depth: 500,
+            max_output: 64 << 20,
+            max_nesting: 200,
+        }
+    }
+}
+
+/// How a template compiles and renders.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Resource limits.
+    pub limits: Limits,
+    /// The clock `strftime_now` reads.
+    pub clock: Clock,
+}
+
+/// A compiled template: parse and compile once, render many times, from many threads.
+pub struct Template {
+    pub(crate) program: crate::compile::Program,
+    pub(crate) options: Options,
+}
+
+impl Template {
+    /// Compiles `source` with default options.
+    pub fn new(source: &str) -> Result<Template, Error> {
+        Template::with_options(source, Options::default())
+    }
+
+    /// Compiles `source` with `options`.
+    pub fn with_options(source: &str, options: Options) -> Result<Template, Error> {
+        let program = crate::compile::compile(source, &options.limits)?;
+        Ok(Template { program, options })
+    }
+
+    /// The options renders use.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Changes the options renders use (limits other than nesting, and the clock).
+    pub fn options_mut(&mut self) -> &mut Options {
+        &mut self.options
+    }
+
+    /// Renders with the keys of the JSON object `vars` as template variables.
+    pub fn render(&self, vars: &serde_json::Value) -> Result<String, Error> {
+        let mut out = String::new();
+        self.render_to(vars, &mut out)?;
+        Ok(out)
+    }
+
+    /// Renders into `out` (appending), so a caller can reuse one buffer across renders.
+    pub fn render_to(&self, vars: &serde_json::Value, out: &mut String) -> Result<(), Error> {
+        crate::vm::render_json(self, vars, out)
+    }
+}

@@ -1,0 +1,313 @@
+//! Values: the caller's JSON read in place, plus what a render computes, allocated in a
+//! per-render arena. Every variant is `Copy`; containers are immutable (the transformers
+//! sandbox forbids mutating lists and dicts), and only a namespace has interior mutability.
+//!
+//! Python semantics live beside: [`ops`] (arithmetic, comparison, attribute and item
+//! access, iteration), [`fmt`] (`str()` and `repr()`), [`json`] (`json.dumps`).
+
+pub(crate) mod fmt;
+pub(crate) mod json;
+pub(crate) mod ops;
+
+use std::cell::{Cell, RefCell};
+
+use bumpalo::Bump;
+
+use crate::clock::DateTime;
+use crate::error::Error;
+
+/// A template value. 24 bytes, `Copy`; everything it points to lives at least as long as the
+/// render (`'a`): the caller's JSON, the compiled template's constants, or the render arena.
+#[derive(Clone, Copy)]
+pub(crate) enum Value<'a> {
+    /// jinja2's `Undefined`, with what was missing for the error message.
+    Undefined(Option<&'a UndefInfo<'a>>),
+    /// Python `None`.
+    None,
+    /// Python `bool`.
+    Bool(bool),
+    /// Python `int` that fits in 64 bits.
+    Int(i64),
+    /// Python `int` beyond 64 bits (up to 128; larger is an overflow error).
+    Big(&'a i128),
+    /// Python `float`.
+    Float(f64),
+    /// Python `str`.
+    Str(&'a str),
+    /// Python `list`.
+    List(&'a [Value<'a>]),
+    /// Python `tuple`.
+    Tuple(&'a [Value<'a>]),
+    /// Python `dict` built by the template: insertion-ordered, unique keys.
+    Dict(&'a [(Value<'a>, Value<'a>)]),
+    /// A JSON array or object of the caller's, read in place. Never a JSON scalar: scalars
+    /// are converted by [`Value::from_json`].
+    Json(&'a serde_json::Value),
+    /// A Python iterable that is not a list: a generator (`map`, `select`, ...) or a dict view
+    /// (`items()`, `keys()`, `values()`). Items are materialized; the kind decides how it
+    /// prints, what `length` says and whether `tojson` accepts it.
+    Iter(&'a Seq<'a>),
+    /// A `namespace()` object: the one mutable value.
+    Ns(&'a Namespace<'a>),
+    /// Something callable: a macro, a bound method, a global function, `loop.cycle`.
+    Callable(&'a Callable<'a>),
+    /// The `loop` object of a for loop.
+    Loop(&'a LoopState<'a>),
+}
+
+/// What an undefined value stands for, for jinja2's error messages.
+#[derive(Clone, Copy)]
+pub(crate) enum UndefInfo<'a> {
+    /// A name that is not defined: `'x' is undefined`.
+    Name(&'a str),
+    /// A missing attribute: `'dict object' has no attribute 'x'`.
+    Attr { obj: &'static str, name: &'a str },
+    /// A missing item: `'dict object' has no attribute 'x'` for string keys, else
+    /// `list object has no element 3`.
+    Item { obj: &'static str, key: Value<'a> },
+}
+
+/// The kinds of non-list iterables.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum IterKind {
+    /// A Python generator (`map`, `select`, `reject`, `selectattr`, `items` filter, ...).
+    Generator,
+    /// `dict.items()`.
+    DictItems,
+    /// `dict.keys()`.
+    DictKeys,
+    /// `dict.values()`.
+    DictValues,
+    /// `reversed(list)`.
+    ListReverse,
+}
+
+/// A materialized non-list iterable.
+pub(crate) struct Seq<'a> {
+    /// What Python type it stands for.
+    pub(crate) kind: IterKind,
+    /// Its items, in order.
+    pub(crate) items: &'a [Value<'a>],
+}
+
+/// A `namespace()`: attributes set with `{% set ns.x = ... %}` survive loop scopes.
+pub(crate) struct Namespace<'a> {
+    /// Attributes in insertion order.
+    pub(crate) attrs: RefCell<bumpalo::collections::Vec<'a, (&'a str, Value<'a>)>>,
+}
+
+impl<'a> Namespace<'a> {
+    /// Reads attribute `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<Value<'a>> {
+        self.attrs
+            .borrow()
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| *v)
+    }
+
+    /// Sets attribute `name`, keeping the first insertion position.
+    pub(crate) fn set(&self, name: &'a str, value: Value<'a>) {
+        let mut attrs = self.attrs.borrow_mut();
+        match attrs.iter_mut().find(|(k, _)| *k == name) {
+            Some(slot) => slot.1 = value,
+            None => attrs.push((name, value)),
+        }
+    }
+}
+
+/// Global functions of the transformers environment.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Global {
+    Range,
+    Namespace,
+    Dict,
+    RaiseException,
+    StrftimeNow,
+    Lipsum,
+    Cycler,
+    Joiner,
+}
+
+/// A callable value.
+pub(crate) enum Callable<'a> {
+    /// A macro of the template, by index into the compiled template's macro table, with the
+    /// `caller` it was given (for `{% call %}` blocks).
+    Macro {
+        id: u32,
+        caller: Option<&'a Callable<'a>>,
+    },
+    /// A method bound to its receiver: `s.split`, `d.items`.
+    Method { recv: Value<'a>, name: &'a str },
+    /// A global function.
+    Global(Global),
+    /// `loop.cycle`.
+    Cycle(&'a LoopState<'a>),
+}
+
+/// The state behind `loop`: the items are materialized so `length`, `revindex` and
+/// `nextitem` are known.
+pub(crate) struct LoopState<'a> {
+    /// Everything the loop iterates, after any inline `if` filter.
+    pub(crate) items: &'a [Value<'a>],
+    /// The 0-based index of the current item.
+    pub(crate) index0: Cell<usize>,
+    /// 1 for a loop, 2 for a loop inside it, ...
+    pub(crate) depth: usize,
+}
+
+/// What builtins need from the render: the arena and the clock.
+pub(crate) struct Ctx<'a> {
+    /// Where computed values live until the render ends.
+    pub(crate) arena: &'a Bump,
+    /// The time `strftime_now` formats.
+    pub(crate) now: DateTime,
+}
+
+impl<'a> Ctx<'a> {
+    /// Copies `s` into the arena.
+    #[inline]
+    pub(crate) fn str(&self, s: &str) -> Value<'a> {
+        Value::Str(self.arena.alloc_str(s))
+    }
+
+    /// Moves `items` into the arena as a list.
+    #[inline]
+    pub(crate) fn list(&self, items: impl IntoIterator<Item = Value<'a>>) -> Value<'a> {
+        Value::List(self.slice(items))
+    }
+
+    /// Moves `items` into the arena as a slice.
+    #[inline]
+    pub(crate) fn slice(&self, items: impl IntoIterator<Item = Value<'a>>) -> &'a [Value<'a>] {
+        let mut v = bumpalo::collections::Vec::new_in(self.arena);
+        v.extend(items);
+        v.into_bump_slice()
+    }
+
+    /// An iterable of `kind` over `items`.
+    pub(crate) fn iter(&self, kind: IterKind, items: &'a [Value<'a>]) -> Value<'a> {
+        Value::Iter(self.arena.alloc(Seq { kind, items }))
+    }
+
+    /// An integer, promoted to 128 bits when it does not fit in 64.
+    pub(crate) fn int(&self, i: i128) -> Value<'a> {
+        match i64::try_from(i) {
+            Ok(small) => Value::Int(small),
+            Err(_) => Value::Big(self.arena.alloc(i)),
+        }
+    }
+
+    /// A new empty namespace.
+    pub(crate) fn namespace(&self) -> &'a Namespace<'a> {
+        self.arena.alloc(Namespace {
+            attrs: RefCell::new(bumpalo::collections::Vec::new_in(self.arena)),
+        })
+    }
+
+    /// A callable in the arena.
+    pub(crate) fn callable(&self, c: Callable<'a>) -> Value<'a> {
+        Value::Callable(self.arena.alloc(c))
+    }
+}
+
+impl<'a> Value<'a> {
+    /// The plain undefined value, with no hint.
+    pub(crate) const UNDEFINED: Value<'a> = Value::Undefined(None);
+
+    /// Converts a JSON value of the caller's: scalars become native, containers are borrowed.
+    #[inline]
+    pub(crate) fn from_json(v: &'a serde_json::Value) -> Value<'a> {
+        match v {
+            serde_json::Value::Null => Value::None,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Value::Int(i)
+                } else if let Some(u) = n.as_u64() {
+                    // A u64 beyond i64: kept exact through the 128-bit path, but that needs
+                    // the arena; fall back to the float only if there is none.
+                    Value::Float(u as f64)
+                } else {
+                    Value::Float(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            serde_json::Value::String(s) => Value::Str(s),
+            serde_json::Value::Array(_) | serde_json::Value::Object(_) => Value::Json(v),
+        }
+    }
+
+    /// Like [`Value::from_json`], exact for integers beyond 64 bits.
+    pub(crate) fn from_json_in(v: &'a serde_json::Value, ctx: &Ctx<'a>) -> Value<'a> {
+        if let serde_json::Value::Number(n) = v {
+            if n.as_i64().is_none() {
+                if let Some(u) = n.as_u64() {
+                    return ctx.int(u as i128);
+                }
+            }
+        }
+        Value::from_json(v)
+    }
+
+    /// Python truthiness (`bool(x)`); Undefined is falsy.
+    pub(crate) fn is_true(&self) -> bool {
+        match *self {
+            Value::Undefined(_) | Value::None => false,
+            Value::Bool(b) => b,
+            Value::Int(i) => i != 0,
+            Value::Big(i) => *i != 0,
+            Value::Float(f) => f != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::List(l) | Value::Tuple(l) => !l.is_empty(),
+            Value::Dict(d) => !d.is_empty(),
+            Value::Json(serde_json::Value::Array(a)) => !a.is_empty(),
+            Value::Json(serde_json::Value::Object(o)) => !o.is_empty(),
+            Value::Json(_) => true,
+            Value::Iter(s) => match s.kind {
+                // Generators and reverse iterators are always truthy in Python.
+                IterKind::Generator | IterKind::ListReverse => true,
+                _ => !s.items.is_empty(),
+            },
+            Value::Ns(_) | Value::Callable(_) | Value::Loop(_) => true,
+        }
+    }
+
+    /// Whether this is jinja2's `Undefined`.
+    #[inline]
+    pub(crate) fn is_undefined(&self) -> bool {
+        matches!(self, Value::Undefined(_))
+    }
+
+    /// The Python type name, as `type(x).__name__` says it.
+    pub(crate) fn type_name(&self) -> &'static str {
+        match self {
+            Value::Undefined(_) => "Undefined",
+            Value::None => "NoneType",
+            Value::Bool(_) => "bool",
+            Value::Int(_) | Value::Big(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::List(_) | Value::Json(serde_json::Value::Array(_)) => "list",
+            Value::Tuple(_) => "tuple",
+            Value::Dict(_) | Value::Json(_) => "dict",
+            Value::Iter(s) => match s.kind {
+                IterKind::Generator => "generator",
+                IterKind::DictItems => "dict_items",
+                IterKind::DictKeys => "dict_keys",
+                IterKind::DictValues => "dict_values",
+                IterKind::ListReverse => "list_reverseiterator",
+            },
+            Value::Ns(_) => "Namespace",
+            Value::Callable(c) => match c {
+                Callable::Macro { .. } => "Macro",
+                Callable::Method { .. } => "builtin_function_or_method",
+                Callable::Global(_) => "function",
+                Callable::Cycle(_) => "method",
+            },
+            Value::Loop(_) => "LoopContext",
+        }
+    }
+}
+
+/// A result of a builtin or an operation.
+pub(crate) type VResult<'a> = Result<Value<'a>, Error>;
