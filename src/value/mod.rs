@@ -297,7 +297,7 @@ impl<'a> Value<'a> {
                 IterKind::DictValues => "dict_values",
                 IterKind::ListReverse => "list_reverseiterator",
             },
-            Value::Ns(_) => "Namespace",
+            Value::Ns(_) => "TemplateNamespace",
             Value::Callable(c) => match c {
                 Callable::Macro { .. } => "Macro",
                 Callable::Method { .. } => "builtin_function_or_method",

@@ -1,7 +1,16 @@
 //! Python semantics of operators, attribute and item access, slicing and iteration.
+//!
+//! Everything follows what jinja2's `ImmutableSandboxedEnvironment` does with Python objects:
+//! `x.name` is `getattr` then `x['name']`, `x[k]` is the item then the attribute, attributes
+//! that the sandbox refuses (names starting with `_`, mutators such as `list.append`) become
+//! an undefined that raises `SecurityError` when used, and every operator raises the
+//! `TypeError` Python raises, with its message.
+
+use std::cmp::Ordering;
 
 use crate::error::{err, Error};
-use crate::value::{Ctx, UndefInfo, VResult, Value};
+use crate::value::fmt::write_str_repr;
+use crate::value::{Callable, Ctx, IterKind, LoopState, UndefInfo, VResult, Value};
 
 /// Binary arithmetic operators (and `~`, string concatenation).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -16,6 +25,22 @@ pub(crate) enum BinOp {
     Concat,
 }
 
+impl BinOp {
+    /// The operator as Python's error messages spell it.
+    fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::FloorDiv => "//",
+            BinOp::Mod => "%",
+            BinOp::Pow => "** or pow()",
+            BinOp::Concat => "~",
+        }
+    }
+}
+
 /// Ordering comparisons (`==`/`!=` go through [`eq`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum CmpOp {
@@ -25,116 +50,953 @@ pub(crate) enum CmpOp {
     Ge,
 }
 
+impl CmpOp {
+    /// The operator as Python's error messages spell it.
+    fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+
+    /// Whether `ord` satisfies the operator.
+    fn holds(self, ord: Ordering) -> bool {
+        match self {
+            CmpOp::Lt => ord.is_lt(),
+            CmpOp::Le => ord.is_le(),
+            CmpOp::Gt => ord.is_gt(),
+            CmpOp::Ge => ord.is_ge(),
+        }
+    }
+}
+
+/// How deep `==` and `<` recurse into nested containers before giving up (Python raises
+/// `RecursionError` near 1000 frames).
+const MAX_DEPTH: usize = 500;
+
+/// The most bytes (for strings) or items (for lists) that `*` may build.
+const MAX_REPEAT: usize = 1 << 26;
+
+// ---------------------------------------------------------------------------------------
+// Numbers
+
+/// A Python number: `bool` and `int` as an integer, or a `float`.
+#[derive(Clone, Copy, Debug)]
+enum Num {
+    /// `bool`, `int` (64 or 128 bits).
+    Int(i128),
+    /// `float`.
+    Float(f64),
+}
+
+/// The number `v` stands for, if it is one (`True` is 1).
+#[inline]
+fn num(v: &Value<'_>) -> Option<Num> {
+    match *v {
+        Value::Bool(b) => Some(Num::Int(i128::from(b))),
+        Value::Int(i) => Some(Num::Int(i128::from(i))),
+        Value::Big(i) => Some(Num::Int(*i)),
+        Value::Float(f) => Some(Num::Float(f)),
+        _ => None,
+    }
+}
+
+impl Num {
+    /// As a float, the way Python converts an int for mixed arithmetic.
+    fn to_f64(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Float(f) => f,
+        }
+    }
+}
+
+/// The error for an integer result beyond 128 bits.
+fn int_overflow() -> Error {
+    err!(Overflow, "integer result is too large (beyond 128 bits)")
+}
+
+/// An integer result, promoted to 128 bits when needed; `None` is an overflow.
+fn int_result<'a>(ctx: &Ctx<'a>, i: Option<i128>) -> VResult<'a> {
+    i.map(|i| ctx.int(i)).ok_or_else(int_overflow)
+}
+
+/// Python's exact comparison of an int with a float (`None` when the float is NaN).
+fn cmp_int_float(i: i128, f: f64) -> Option<Ordering> {
+    if f.is_nan() {
+        return None;
+    }
+    // 2^127 as a float: every i128 is below it and at or above its negation.
+    const LIMIT: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
+    if f >= LIMIT {
+        return Some(Ordering::Less);
+    }
+    if f < -LIMIT {
+        return Some(Ordering::Greater);
+    }
+    let t = f.trunc();
+    // `t` is integral and within range, so the conversion is exact.
+    let ti = t as i128;
+    Some(i.cmp(&ti).then(if f > t {
+        Ordering::Less
+    } else if f < t {
+        Ordering::Greater
+    } else {
+        Ordering::Equal
+    }))
+}
+
+/// Compares two numbers as Python does (exactly across int and float).
+fn num_cmp(a: Num, b: Num) -> Option<Ordering> {
+    match (a, b) {
+        (Num::Int(x), Num::Int(y)) => Some(x.cmp(&y)),
+        (Num::Float(x), Num::Float(y)) => x.partial_cmp(&y),
+        (Num::Int(x), Num::Float(y)) => cmp_int_float(x, y),
+        (Num::Float(x), Num::Int(y)) => cmp_int_float(y, x).map(Ordering::reverse),
+    }
+}
+
+/// Python's `int / int`: the correctly rounded quotient (`b` is not zero).
+fn int_true_div(a: i128, b: i128) -> f64 {
+    const EXACT: u128 = 1 << 53;
+    let negative = (a < 0) != (b < 0);
+    let (ua, ub) = (a.unsigned_abs(), b.unsigned_abs());
+    let magnitude = if ua <= EXACT && ub <= EXACT {
+        // Both convert exactly, so one IEEE division rounds once, correctly.
+        ua as f64 / ub as f64
+    } else {
+        // Long division to at least 56 significant bits, the rest folded into a sticky bit,
+        // so the one rounding of the conversion to f64 is the correct one.
+        let mut m = ua / ub;
+        let mut r = ua % ub;
+        let mut exp: i32 = 0;
+        while m < (1 << 55) {
+            // r < ub <= 2^127, so doubling it cannot overflow.
+            r <<= 1;
+            m <<= 1;
+            if r >= ub {
+                r -= ub;
+                m |= 1;
+            }
+            exp -= 1;
+        }
+        if r != 0 {
+            m |= 1;
+        }
+        let scale = f64::from_bits(((exp + 1023) as u64) << 52);
+        m as f64 * scale
+    };
+    if negative {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+/// Python's float `divmod`: the floored quotient and the remainder with the divisor's sign
+/// (`w` is not zero).
+fn float_divmod(v: f64, w: f64) -> (f64, f64) {
+    let mut m = v % w;
+    let mut div = (v - m) / w;
+    if m != 0.0 {
+        if (w < 0.0) != (m < 0.0) {
+            m += w;
+            div -= 1.0;
+        }
+    } else {
+        m = 0.0_f64.copysign(w);
+    }
+    let floordiv = if div != 0.0 {
+        let mut f = div.floor();
+        if div - f > 0.5 {
+            f += 1.0;
+        }
+        f
+    } else {
+        0.0_f64.copysign(v / w)
+    };
+    (floordiv, m)
+}
+
+/// Whether `f` is an odd integer.
+fn is_odd_integer(f: f64) -> bool {
+    f.is_finite() && f.trunc() == f && (f % 2.0).abs() == 1.0
+}
+
+/// Python's `float ** float`, with its errors.
+fn float_pow(v: f64, w: f64) -> Result<f64, Error> {
+    if w == 0.0 {
+        return Ok(1.0);
+    }
+    if v.is_nan() {
+        return Ok(v);
+    }
+    if w.is_nan() {
+        return Ok(if v == 1.0 { 1.0 } else { w });
+    }
+    if w.is_infinite() {
+        let av = v.abs();
+        return Ok(if av == 1.0 {
+            1.0
+        } else if (w > 0.0) == (av > 1.0) {
+            w.abs()
+        } else {
+            0.0
+        });
+    }
+    if v.is_infinite() {
+        let odd = is_odd_integer(w);
+        return Ok(if w > 0.0 {
+            if odd {
+                v
+            } else {
+                v.abs()
+            }
+        } else if odd {
+            0.0_f64.copysign(v)
+        } else {
+            0.0
+        });
+    }
+    if v == 0.0 {
+        if w < 0.0 {
+            return Err(err!(Value, "0.0 cannot be raised to a negative power"));
+        }
+        return Ok(if is_odd_integer(w) { v } else { 0.0 });
+    }
+    let mut base = v;
+    let mut negate = false;
+    if v < 0.0 {
+        if w != w.floor() {
+            return Err(err!(
+                Value,
+                "a negative number raised to a fractional power is complex, which templates \
+                 cannot represent"
+            ));
+        }
+        base = -v;
+        negate = is_odd_integer(w);
+    }
+    if base == 1.0 {
+        return Ok(if negate { -1.0 } else { 1.0 });
+    }
+    let r = base.powf(w);
+    if r.is_infinite() {
+        return Err(err!(Overflow, "(34, 'Numerical result out of range')"));
+    }
+    Ok(if negate { -r } else { r })
+}
+
+/// Arithmetic on two numbers.
+fn num_binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Num, b: Num) -> VResult<'a> {
+    if let (Num::Int(x), Num::Int(y)) = (a, b) {
+        return match op {
+            BinOp::Add => int_result(ctx, x.checked_add(y)),
+            BinOp::Sub => int_result(ctx, x.checked_sub(y)),
+            BinOp::Mul => int_result(ctx, x.checked_mul(y)),
+            BinOp::Div => {
+                if y == 0 {
+                    Err(err!(Value, "division by zero"))
+                } else {
+                    Ok(Value::Float(int_true_div(x, y)))
+                }
+            }
+            BinOp::FloorDiv => {
+                if y == 0 {
+                    return Err(err!(Value, "integer division or modulo by zero"));
+                }
+                let q = x.checked_div(y).ok_or_else(int_overflow)?;
+                let floored = if (x % y != 0) && ((x < 0) != (y < 0)) {
+                    q - 1
+                } else {
+                    q
+                };
+                Ok(ctx.int(floored))
+            }
+            BinOp::Mod => {
+                if y == 0 {
+                    return Err(err!(Value, "integer modulo by zero"));
+                }
+                let r = x.checked_rem(y).unwrap_or(0);
+                Ok(ctx.int(if r != 0 && ((r < 0) != (y < 0)) {
+                    r + y
+                } else {
+                    r
+                }))
+            }
+            BinOp::Pow => {
+                if y < 0 {
+                    if x == 0 {
+                        return Err(err!(Value, "0.0 cannot be raised to a negative power"));
+                    }
+                    return Ok(Value::Float(float_pow(x as f64, y as f64)?));
+                }
+                match x {
+                    0 | 1 => Ok(ctx.int(if y == 0 { 1 } else { x })),
+                    -1 => Ok(ctx.int(if y % 2 == 0 { 1 } else { -1 })),
+                    _ => {
+                        let e = u32::try_from(y).map_err(|_| int_overflow())?;
+                        int_result(ctx, x.checked_pow(e))
+                    }
+                }
+            }
+            BinOp::Concat => Err(err!(Type, "internal: concatenation is not arithmetic")),
+        };
+    }
+    let (x, y) = (a.to_f64(), b.to_f64());
+    let f = match op {
+        BinOp::Add => x + y,
+        BinOp::Sub => x - y,
+        BinOp::Mul => x * y,
+        BinOp::Div => {
+            if y == 0.0 {
+                return Err(err!(Value, "float division by zero"));
+            }
+            x / y
+        }
+        BinOp::FloorDiv => {
+            if y == 0.0 {
+                return Err(err!(Value, "float floor division by zero"));
+            }
+            float_divmod(x, y).0
+        }
+        BinOp::Mod => {
+            if y == 0.0 {
+                return Err(err!(Value, "float modulo"));
+            }
+            float_divmod(x, y).1
+        }
+        BinOp::Pow => float_pow(x, y)?,
+        BinOp::Concat => return Err(err!(Type, "internal: concatenation is not arithmetic")),
+    };
+    Ok(Value::Float(f))
+}
+
+// ---------------------------------------------------------------------------------------
+// Views of lists and dicts, whatever their representation
+
+/// A Python list or tuple's items, from the template or borrowed from the caller's JSON.
+#[derive(Clone, Copy)]
+pub(crate) enum SeqRef<'a> {
+    /// A list or tuple of the template's.
+    Values(&'a [Value<'a>]),
+    /// A JSON array of the caller's.
+    Json(&'a [serde_json::Value]),
+}
+
+impl<'a> SeqRef<'a> {
+    /// The items of a list (template or JSON); tuples only when `tuples` is set.
+    #[inline]
+    fn of(v: &Value<'a>, tuples: bool) -> Option<SeqRef<'a>> {
+        match *v {
+            Value::List(l) => Some(SeqRef::Values(l)),
+            Value::Tuple(t) if tuples => Some(SeqRef::Values(t)),
+            Value::Json(serde_json::Value::Array(a)) => Some(SeqRef::Json(a)),
+            _ => None,
+        }
+    }
+
+    /// How many items.
+    #[inline]
+    fn len(&self) -> usize {
+        match self {
+            SeqRef::Values(v) => v.len(),
+            SeqRef::Json(a) => a.len(),
+        }
+    }
+
+    /// Item `i` (in range).
+    #[inline]
+    fn get(&self, i: usize) -> Option<Value<'a>> {
+        match self {
+            SeqRef::Values(v) => v.get(i).copied(),
+            SeqRef::Json(a) => a.get(i).map(Value::from_json),
+        }
+    }
+
+    /// Item `i`, exact for big JSON integers.
+    #[inline]
+    fn get_in(&self, i: usize, ctx: &Ctx<'a>) -> Option<Value<'a>> {
+        match self {
+            SeqRef::Values(v) => v.get(i).copied(),
+            SeqRef::Json(a) => a.get(i).map(|x| Value::from_json_in(x, ctx)),
+        }
+    }
+}
+
+/// A Python dict, from the template or borrowed from the caller's JSON.
+#[derive(Clone, Copy)]
+enum MapRef<'a> {
+    /// A dict of the template's.
+    Dict(&'a [(Value<'a>, Value<'a>)]),
+    /// A JSON object of the caller's.
+    Json(&'a serde_json::Map<String, serde_json::Value>),
+}
+
+impl<'a> MapRef<'a> {
+    /// The dict `v` is, if it is one.
+    #[inline]
+    fn of(v: &Value<'a>) -> Option<MapRef<'a>> {
+        match *v {
+            Value::Dict(d) => Some(MapRef::Dict(d)),
+            Value::Json(serde_json::Value::Object(o)) => Some(MapRef::Json(o)),
+            _ => None,
+        }
+    }
+
+    /// How many entries.
+    fn len(&self) -> usize {
+        match self {
+            MapRef::Dict(d) => d.len(),
+            MapRef::Json(o) => o.len(),
+        }
+    }
+
+    /// The value of `key` (compared as Python's dict lookup does: equal numbers match).
+    #[inline]
+    fn get(&self, key: &Value<'_>) -> Option<Value<'a>> {
+        match self {
+            MapRef::Dict(d) => d.iter().find(|(k, _)| eq(k, key)).map(|(_, v)| *v),
+            MapRef::Json(o) => match key {
+                Value::Str(s) => o.get(*s).map(Value::from_json),
+                _ => None,
+            },
+        }
+    }
+
+    /// The value of string key `name`, exact for big JSON integers.
+    #[inline]
+    fn get_str(&self, name: &str, ctx: &Ctx<'a>) -> Option<Value<'a>> {
+        match self {
+            MapRef::Dict(d) => d
+                .iter()
+                .find(|(k, _)| matches!(k, Value::Str(s) if *s == name))
+                .map(|(_, v)| *v),
+            MapRef::Json(o) => o.get(name).map(|v| Value::from_json_in(v, ctx)),
+        }
+    }
+
+    /// Calls `f` on every entry until it returns false; true if it never did.
+    fn all(&self, mut f: impl FnMut(Value<'a>, Value<'a>) -> bool) -> bool {
+        match self {
+            MapRef::Dict(d) => d.iter().all(|(k, v)| f(*k, *v)),
+            MapRef::Json(o) => o
+                .iter()
+                .all(|(k, v)| f(Value::Str(k.as_str()), Value::from_json(v))),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Binary and unary operators
+
 /// `a <op> b` with Python semantics.
 pub(crate) fn binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Value<'a>, b: Value<'a>) -> VResult<'a> {
-    match (op, a, b) {
-        (BinOp::Concat, a, b) => {
+    if op == BinOp::Concat {
+        return concat(ctx, a, b);
+    }
+    if let (BinOp::Mod, Value::Str(fmt)) = (op, a) {
+        return crate::builtins::percent_format(ctx, fmt, b);
+    }
+    if a.is_undefined() {
+        return Err(undefined_error(&a));
+    }
+    if b.is_undefined() {
+        return Err(undefined_error(&b));
+    }
+    if let (Some(x), Some(y)) = (num(&a), num(&b)) {
+        return num_binop(ctx, op, x, y);
+    }
+    match op {
+        BinOp::Add => add_seqs(ctx, a, b),
+        BinOp::Mul => match (repeat_count(&a), repeat_count(&b)) {
+            (_, Some(n)) if is_sequence(&a) => repeat(ctx, a, n?),
+            (Some(n), _) if is_sequence(&b) => repeat(ctx, b, n?),
+            _ if is_sequence(&a) => Err(non_int_multiplier(&b)),
+            _ if is_sequence(&b) => Err(non_int_multiplier(&a)),
+            _ => Err(unsupported(op, &a, &b)),
+        },
+        _ => Err(unsupported(op, &a, &b)),
+    }
+}
+
+/// `TypeError: unsupported operand type(s) for +: 'int' and 'str'`.
+fn unsupported(op: BinOp, a: &Value<'_>, b: &Value<'_>) -> Error {
+    err!(
+        Type,
+        "unsupported operand type(s) for {}: '{}' and '{}'",
+        op.symbol(),
+        a.type_name(),
+        b.type_name()
+    )
+}
+
+/// `TypeError: can't multiply sequence by non-int of type 'float'`.
+fn non_int_multiplier(v: &Value<'_>) -> Error {
+    err!(
+        Type,
+        "can't multiply sequence by non-int of type '{}'",
+        v.type_name()
+    )
+}
+
+/// Whether `v` is a str, list or tuple (what `*` repeats and `+` concatenates).
+fn is_sequence(v: &Value<'_>) -> bool {
+    matches!(
+        v,
+        Value::Str(_) | Value::List(_) | Value::Tuple(_) | Value::Json(serde_json::Value::Array(_))
+    )
+}
+
+/// The repeat count an int operand of `*` gives (negative counts as 0).
+fn repeat_count(v: &Value<'_>) -> Option<Result<usize, Error>> {
+    match *v {
+        Value::Bool(b) => Some(Ok(usize::from(b))),
+        Value::Int(i) => Some(Ok(usize::try_from(i).unwrap_or(0))),
+        Value::Big(_) => Some(Err(err!(
+            Overflow,
+            "cannot fit 'int' into an index-sized integer"
+        ))),
+        _ => None,
+    }
+}
+
+/// `seq * n`.
+fn repeat<'a>(ctx: &Ctx<'a>, seq: Value<'a>, n: usize) -> VResult<'a> {
+    let too_long = || {
+        Error::new(
+            crate::error::ErrorKind::Limit(crate::error::Limit::Output),
+            format!("repeating a sequence {n} times makes it too long"),
+        )
+    };
+    match seq {
+        Value::Str(s) => {
+            let total = s.len().checked_mul(n).filter(|t| *t <= MAX_REPEAT);
+            let total = total.ok_or_else(too_long)?;
+            if n == 1 {
+                return Ok(seq);
+            }
+            let mut out = bumpalo::collections::String::with_capacity_in(total, ctx.arena);
+            for _ in 0..n {
+                out.push_str(s);
+            }
+            Ok(Value::Str(out.into_bump_str()))
+        }
+        _ => {
+            let Some(items) = SeqRef::of(&seq, true) else {
+                return Err(non_int_multiplier(&seq));
+            };
+            let len = items.len();
+            len.checked_mul(n)
+                .filter(|t| *t <= MAX_REPEAT)
+                .ok_or_else(too_long)?;
+            let out = ctx.slice((0..n).flat_map(|_| (0..len).filter_map(|i| items.get_in(i, ctx))));
+            Ok(match seq {
+                Value::Tuple(_) => Value::Tuple(out),
+                _ => Value::List(out),
+            })
+        }
+    }
+}
+
+/// `a + b` for strings, lists and tuples.
+fn add_seqs<'a>(ctx: &Ctx<'a>, a: Value<'a>, b: Value<'a>) -> VResult<'a> {
+    match (a, b) {
+        (Value::Str(x), Value::Str(y)) => Ok(concat_strs(ctx, x, y)),
+        (Value::Str(_), other) => Err(err!(
+            Type,
+            "can only concatenate str (not \"{}\") to str",
+            other.type_name()
+        )),
+        (Value::Tuple(x), Value::Tuple(y)) => {
+            Ok(Value::Tuple(ctx.slice(x.iter().chain(y.iter()).copied())))
+        }
+        (Value::Tuple(_), other) => Err(err!(
+            Type,
+            "can only concatenate tuple (not \"{}\") to tuple",
+            other.type_name()
+        )),
+        _ => match (SeqRef::of(&a, false), SeqRef::of(&b, false)) {
+            (Some(x), Some(y)) => {
+                let left = (0..x.len()).filter_map(|i| x.get_in(i, ctx));
+                let right = (0..y.len()).filter_map(|i| y.get_in(i, ctx));
+                Ok(Value::List(ctx.slice(left.chain(right))))
+            }
+            (Some(_), None) => Err(err!(
+                Type,
+                "can only concatenate list (not \"{}\") to list",
+                b.type_name()
+            )),
+            _ => Err(unsupported(BinOp::Add, &a, &b)),
+        },
+    }
+}
+
+/// Two strings joined, in the arena (or one of them when the other is empty).
+fn concat_strs<'a>(ctx: &Ctx<'a>, x: &'a str, y: &'a str) -> Value<'a> {
+    if x.is_empty() {
+        return Value::Str(y);
+    }
+    if y.is_empty() {
+        return Value::Str(x);
+    }
+    let mut s = bumpalo::collections::String::with_capacity_in(x.len() + y.len(), ctx.arena);
+    s.push_str(x);
+    s.push_str(y);
+    Value::Str(s.into_bump_str())
+}
+
+/// `a ~ b`: `str(a) + str(b)`, Undefined as empty.
+fn concat<'a>(ctx: &Ctx<'a>, a: Value<'a>, b: Value<'a>) -> VResult<'a> {
+    match (a, b) {
+        (Value::Str(x), Value::Str(y)) => Ok(concat_strs(ctx, x, y)),
+        (Value::Str(_), Value::Undefined(_)) => Ok(a),
+        (Value::Undefined(_), Value::Str(_)) => Ok(b),
+        _ => {
             let mut s = String::new();
             super::fmt::write_str(&mut s, &a);
             super::fmt::write_str(&mut s, &b);
             Ok(ctx.str(&s))
         }
-        (BinOp::Add, Value::Int(x), Value::Int(y)) => Ok(ctx.int(i128::from(x) + i128::from(y))),
-        (BinOp::Sub, Value::Int(x), Value::Int(y)) => Ok(ctx.int(i128::from(x) - i128::from(y))),
-        (BinOp::Add, Value::Str(x), Value::Str(y)) => {
-            let mut s = bumpalo::collections::String::with_capacity_in(x.len() + y.len(), ctx.arena);
-            s.push_str(x);
-            s.push_str(y);
-            Ok(Value::Str(s.into_bump_str()))
-        }
-        (op, a, b) => Err(err!(
-            Type,
-            "unsupported operand type(s) for {op:?}: '{}' and '{}'",
-            a.type_name(),
-            b.type_name()
-        )),
     }
 }
 
 /// `-v`.
 pub(crate) fn neg<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> VResult<'a> {
-    match v {
-        Value::Int(i) => Ok(ctx.int(-i128::from(i))),
-        Value::Float(f) => Ok(Value::Float(-f)),
-        _ => Err(err!(Type, "bad operand type for unary -: '{}'", v.type_name())),
+    match num(&v) {
+        Some(Num::Int(i)) => int_result(ctx, i.checked_neg()),
+        Some(Num::Float(f)) => Ok(Value::Float(-f)),
+        None if v.is_undefined() => Err(undefined_error(&v)),
+        None => Err(err!(
+            Type,
+            "bad operand type for unary -: '{}'",
+            v.type_name()
+        )),
     }
 }
 
-/// `+v`.
-pub(crate) fn pos<'a>(_ctx: &Ctx<'a>, v: Value<'a>) -> VResult<'a> {
-    match v {
-        Value::Int(_) | Value::Big(_) | Value::Float(_) | Value::Bool(_) => Ok(v),
-        _ => Err(err!(Type, "bad operand type for unary +: '{}'", v.type_name())),
+/// `+v` (`+True` is the int 1).
+pub(crate) fn pos<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> VResult<'a> {
+    match num(&v) {
+        Some(Num::Int(i)) => Ok(ctx.int(i)),
+        Some(Num::Float(f)) => Ok(Value::Float(f)),
+        None if v.is_undefined() => Err(undefined_error(&v)),
+        None => Err(err!(
+            Type,
+            "bad operand type for unary +: '{}'",
+            v.type_name()
+        )),
     }
 }
 
-/// Python `a == b`.
+// ---------------------------------------------------------------------------------------
+// Equality and ordering
+
+/// Python `a == b`; never raises. Numbers compare by value across int, float and bool;
+/// lists (template or JSON) and dicts (template or JSON) compare deeply, dicts regardless of
+/// order; a list never equals a tuple; `Undefined == Undefined`.
 pub(crate) fn eq(a: &Value<'_>, b: &Value<'_>) -> bool {
+    eq_at(a, b, 0)
+}
+
+/// [`eq`] at nesting `depth`.
+fn eq_at(a: &Value<'_>, b: &Value<'_>, depth: usize) -> bool {
     match (a, b) {
-        (Value::None, Value::None) => true,
-        (Value::Undefined(_), Value::Undefined(_)) => true,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Str(x), Value::Str(y)) => return x == y,
+        (Value::Int(x), Value::Int(y)) => return x == y,
+        (Value::None, Value::None) | (Value::Undefined(_), Value::Undefined(_)) => return true,
+        _ => {}
+    }
+    if let (Some(x), Some(y)) = (num(a), num(b)) {
+        return num_cmp(x, y) == Some(Ordering::Equal);
+    }
+    if depth >= MAX_DEPTH {
+        return false;
+    }
+    if let (Some(x), Some(y)) = (SeqRef::of(a, false), SeqRef::of(b, false)) {
+        return seq_eq(x, y, depth);
+    }
+    if let (Value::Tuple(x), Value::Tuple(y)) = (a, b) {
+        return seq_eq(SeqRef::Values(x), SeqRef::Values(y), depth);
+    }
+    if let (Some(x), Some(y)) = (MapRef::of(a), MapRef::of(b)) {
+        return x.len() == y.len()
+            && x.all(|k, v| y.get(&k).is_some_and(|w| eq_at(&v, &w, depth + 1)));
+    }
+    match (a, b) {
+        (Value::Iter(x), Value::Iter(y)) => {
+            if same(*x, *y) {
+                return true;
+            }
+            match (x.kind, y.kind) {
+                // Key and item views compare as sets.
+                (IterKind::DictKeys, IterKind::DictKeys)
+                | (IterKind::DictItems, IterKind::DictItems) => {
+                    x.items.len() == y.items.len()
+                        && x.items
+                            .iter()
+                            .all(|i| y.items.iter().any(|j| eq_at(i, j, depth + 1)))
+                }
+                _ => false,
+            }
+        }
+        (Value::Ns(x), Value::Ns(y)) => same(*x, *y),
+        (Value::Loop(x), Value::Loop(y)) => same(*x, *y),
+        (Value::Callable(x), Value::Callable(y)) => match (x, y) {
+            (Callable::Method { recv: r1, name: n1 }, Callable::Method { recv: r2, name: n2 }) => {
+                n1 == n2 && eq_at(r1, r2, depth + 1)
+            }
+            (Callable::Global(g1), Callable::Global(g2)) => g1 == g2,
+            (Callable::Macro { id: i1, .. }, Callable::Macro { id: i2, .. }) => i1 == i2,
+            (Callable::Cycle(l1), Callable::Cycle(l2)) => same(*l1, *l2),
+            _ => false,
+        },
         _ => false,
     }
 }
 
-/// Python `a < b` and friends; mismatched types are a TypeError.
-pub(crate) fn compare(op: CmpOp, a: &Value<'_>, b: &Value<'_>) -> Result<bool, Error> {
-    let ord = match (a, b) {
-        (Value::Int(x), Value::Int(y)) => x.cmp(y),
-        (Value::Str(x), Value::Str(y)) => x.cmp(y),
-        _ => {
-            return Err(err!(
-                Type,
-                "'{}' not supported between instances of '{}' and '{}'",
-                match op {
-                    CmpOp::Lt => "<",
-                    CmpOp::Le => "<=",
-                    CmpOp::Gt => ">",
-                    CmpOp::Ge => ">=",
-                },
-                a.type_name(),
-                b.type_name()
-            ))
-        }
-    };
-    Ok(match op {
-        CmpOp::Lt => ord.is_lt(),
-        CmpOp::Le => ord.is_le(),
-        CmpOp::Gt => ord.is_gt(),
-        CmpOp::Ge => ord.is_ge(),
-    })
+/// Whether two references point at the same object (Python's `is`), whatever their
+/// lifetimes.
+fn same<T, U>(a: &T, b: &U) -> bool {
+    std::ptr::eq(a as *const T as *const (), b as *const U as *const ())
 }
 
-/// Python `item in container`.
-pub(crate) fn contains<'a>(ctx: &Ctx<'a>, container: Value<'a>, item: Value<'a>) -> Result<bool, Error> {
-    match (container, item) {
-        (Value::Str(h), Value::Str(n)) => Ok(h.contains(n)),
-        (Value::Json(serde_json::Value::Object(o)), Value::Str(k)) => Ok(o.contains_key(k)),
-        (c, i) => Ok(iterate(ctx, c)?.iter().any(|x| eq(x, &i))),
+/// Item-wise equality of two sequences.
+fn seq_eq(x: SeqRef<'_>, y: SeqRef<'_>, depth: usize) -> bool {
+    if let (SeqRef::Json(p), SeqRef::Json(q)) = (x, y) {
+        if std::ptr::eq(p, q) {
+            return true;
+        }
+    }
+    x.len() == y.len()
+        && (0..x.len()).all(|i| match (x.get(i), y.get(i)) {
+            (Some(p), Some(q)) => eq_at(&p, &q, depth + 1),
+            _ => false,
+        })
+}
+
+/// Python `a < b` and friends. Numbers compare by value, strings by code point, lists (with
+/// lists) and tuples (with tuples) lexicographically; an undefined operand raises
+/// `UndefinedError`, any other mix `TypeError`.
+pub(crate) fn compare(op: CmpOp, a: &Value<'_>, b: &Value<'_>) -> Result<bool, Error> {
+    compare_at(op, a, b, 0)
+}
+
+/// [`compare`] at nesting `depth`.
+fn compare_at(op: CmpOp, a: &Value<'_>, b: &Value<'_>, depth: usize) -> Result<bool, Error> {
+    if let (Some(x), Some(y)) = (num(a), num(b)) {
+        return Ok(num_cmp(x, y).is_some_and(|o| op.holds(o)));
+    }
+    if let (Value::Str(x), Value::Str(y)) = (a, b) {
+        // UTF-8 byte order is code point order.
+        return Ok(op.holds(x.cmp(y)));
+    }
+    if a.is_undefined() {
+        return Err(undefined_error(a));
+    }
+    if b.is_undefined() {
+        return Err(undefined_error(b));
+    }
+    let seqs = match (SeqRef::of(a, false), SeqRef::of(b, false), a, b) {
+        (Some(x), Some(y), _, _) => Some((x, y)),
+        (_, _, Value::Tuple(x), Value::Tuple(y)) => Some((SeqRef::Values(x), SeqRef::Values(y))),
+        _ => None,
+    };
+    let Some((x, y)) = seqs else {
+        return Err(err!(
+            Type,
+            "'{}' not supported between instances of '{}' and '{}'",
+            op.symbol(),
+            a.type_name(),
+            b.type_name()
+        ));
+    };
+    if depth >= MAX_DEPTH {
+        return Err(err!(
+            Runtime,
+            "maximum recursion depth exceeded in comparison"
+        ));
+    }
+    // The first items that differ decide; if none do, the shorter sequence is smaller.
+    for i in 0..x.len().min(y.len()) {
+        if let (Some(p), Some(q)) = (x.get(i), y.get(i)) {
+            if !eq_at(&p, &q, depth + 1) {
+                return compare_at(op, &p, &q, depth + 1);
+            }
+        }
+    }
+    Ok(op.holds(x.len().cmp(&y.len())))
+}
+
+// ---------------------------------------------------------------------------------------
+// Membership
+
+/// Whether `v` can be a dict key (Python's `hash(v)` succeeds).
+fn hashable(v: &Value<'_>) -> Result<(), Error> {
+    match v {
+        Value::List(_) | Value::Json(serde_json::Value::Array(_)) => {
+            Err(err!(Type, "unhashable type: 'list'"))
+        }
+        Value::Dict(_) | Value::Json(_) => Err(err!(Type, "unhashable type: 'dict'")),
+        Value::Iter(s) if matches!(s.kind, IterKind::DictKeys | IterKind::DictItems) => {
+            Err(err!(Type, "unhashable type: '{}'", v.type_name()))
+        }
+        Value::Tuple(items) => items.iter().try_for_each(hashable),
+        _ => Ok(()),
     }
 }
 
-/// `obj.name`: the attribute (methods included) first, then the item.
+/// Python `item in container`: substring for strings, key for dicts, element otherwise;
+/// nothing is in an undefined.
+pub(crate) fn contains<'a>(
+    ctx: &Ctx<'a>,
+    container: Value<'a>,
+    item: Value<'a>,
+) -> Result<bool, Error> {
+    let _ = ctx;
+    if let Some(m) = MapRef::of(&container) {
+        hashable(&item)?;
+        return Ok(m.get(&item).is_some());
+    }
+    if let Some(s) = SeqRef::of(&container, true) {
+        return Ok((0..s.len()).any(|i| s.get(i).is_some_and(|x| eq(&x, &item))));
+    }
+    match container {
+        Value::Str(h) => match item {
+            Value::Str(n) => Ok(h.contains(n)),
+            other => Err(err!(
+                Type,
+                "'in <string>' requires string as left operand, not {}",
+                other.type_name()
+            )),
+        },
+        Value::Undefined(_) => Ok(false),
+        Value::Iter(s) => {
+            if s.kind == IterKind::DictKeys {
+                hashable(&item)?;
+            }
+            Ok(s.items.iter().any(|x| eq(x, &item)))
+        }
+        Value::Loop(l) => Ok(l
+            .items
+            .get(l.index0.get() + 1..)
+            .unwrap_or(&[])
+            .iter()
+            .any(|x| eq(x, &item))),
+        other => Err(err!(
+            Type,
+            "argument of type '{}' is not iterable",
+            other.type_name()
+        )),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Attributes and items
+
+/// `obj.name`: the attribute (methods included) first, then the item. A missing one is an
+/// undefined that remembers what was missing; one the sandbox refuses is an undefined whose
+/// use raises `SecurityError` (see [`undefined_error`]).
 pub(crate) fn getattr<'a>(ctx: &Ctx<'a>, obj: Value<'a>, name: &'a str) -> VResult<'a> {
-    if let Value::Undefined(_) = obj {
+    if obj.is_undefined() {
         return Err(undefined_error(&obj));
     }
-    if crate::builtins::has_method(&obj, name) {
-        return Ok(ctx.callable(crate::value::Callable::Method { recv: obj, name }));
+    if let Some(v) = attribute(ctx, obj, name) {
+        return Ok(v);
     }
-    match obj {
-        Value::Json(serde_json::Value::Object(o)) => Ok(o
-            .get(name)
-            .map(|v| Value::from_json_in(v, ctx))
-            .unwrap_or_else(|| missing_attr(ctx, &obj, name))),
-        Value::Ns(ns) => Ok(ns.get(name).unwrap_or_else(|| missing_attr(ctx, &obj, name))),
-        _ => Ok(missing_attr(ctx, &obj, name)),
+    if let Some(v) = str_item(ctx, obj, name) {
+        return Ok(v);
+    }
+    Ok(missing_attr(ctx, &obj, name))
+}
+
+/// `obj[key]`: the item first, then, for a string key, the attribute.
+pub(crate) fn getitem<'a>(ctx: &Ctx<'a>, obj: Value<'a>, key: Value<'a>) -> VResult<'a> {
+    if obj.is_undefined() {
+        return Err(undefined_error(&obj));
+    }
+    if let Value::Str(name) = key {
+        if let Some(v) = str_item(ctx, obj, name) {
+            return Ok(v);
+        }
+        if let Some(v) = attribute(ctx, obj, name) {
+            return Ok(v);
+        }
+        return Ok(missing_attr(ctx, &obj, name));
+    }
+    let found = match index_of(&key) {
+        Some(i) => {
+            if let Some(s) = SeqRef::of(&obj, true) {
+                resolve_index(i, s.len()).and_then(|i| s.get_in(i, ctx))
+            } else if let Value::Str(s) = obj {
+                str_char(s, i)
+            } else if let Some(m) = MapRef::of(&obj) {
+                m.get(&key)
+            } else {
+                None
+            }
+        }
+        None => match MapRef::of(&obj) {
+            Some(m) if hashable(&key).is_ok() => m.get(&key),
+            _ => None,
+        },
+    };
+    Ok(found.unwrap_or_else(|| {
+        Value::Undefined(Some(ctx.arena.alloc(UndefInfo::Item {
+            obj: obj_type_repr(&obj),
+            key,
+        })))
+    }))
+}
+
+/// An integer subscript (`True` is 1); big ints are out of any range.
+fn index_of(key: &Value<'_>) -> Option<i128> {
+    match *key {
+        Value::Int(i) => Some(i128::from(i)),
+        Value::Bool(b) => Some(i128::from(b)),
+        Value::Big(i) => Some(*i),
+        _ => None,
     }
 }
 
+/// A Python index (negative counts from the end) as a position in `0..len`.
+fn resolve_index(i: i128, len: usize) -> Option<usize> {
+    let len = len as i128;
+    let i = if i < 0 { i + len } else { i };
+    if (0..len).contains(&i) {
+        usize::try_from(i).ok()
+    } else {
+        None
+    }
+}
+
+/// Character `i` of `s` (by code point), as a borrowed one-character string.
+fn str_char(s: &str, i: i128) -> Option<Value<'_>> {
+    if s.is_ascii() {
+        let i = resolve_index(i, s.len())?;
+        return s.get(i..i + 1).map(Value::Str);
+    }
+    let i = resolve_index(i, s.chars().count())?;
+    let (at, c) = s.char_indices().nth(i)?;
+    s.get(at..at + c.len_utf8()).map(Value::Str)
+}
+
+/// `obj['name']` without the attribute fallback: dict keys and namespace attributes.
+#[inline]
+fn str_item<'a>(ctx: &Ctx<'a>, obj: Value<'a>, name: &str) -> Option<Value<'a>> {
+    match obj {
+        Value::Json(serde_json::Value::Object(o)) => {
+            o.get(name).map(|v| Value::from_json_in(v, ctx))
+        }
+        Value::Dict(d) => MapRef::Dict(d).get_str(name, ctx),
+        Value::Ns(ns) => ns.get(name),
+        _ => None,
+    }
+}
+
+/// The undefined for a missing attribute `name` of `obj`.
 fn missing_attr<'a>(ctx: &Ctx<'a>, obj: &Value<'a>, name: &'a str) -> Value<'a> {
     Value::Undefined(Some(ctx.arena.alloc(UndefInfo::Attr {
         obj: obj_type_repr(obj),
@@ -142,9 +1004,211 @@ fn missing_attr<'a>(ctx: &Ctx<'a>, obj: &Value<'a>, name: &'a str) -> Value<'a> 
     })))
 }
 
-/// jinja2's `object_type_repr`: `dict object`, `None`, ...
+/// An undefined whose use raises `UndefinedError` with `hint` as its whole message, like
+/// jinja2's `loop.previtem` on the first iteration ("there is no previous item").
+pub(crate) fn undefined_hint<'a>(ctx: &Ctx<'a>, hint: &'a str) -> Value<'a> {
+    // An empty object description marks a hint (see `undefined_error`).
+    Value::Undefined(Some(ctx.arena.alloc(UndefInfo::Attr {
+        obj: "",
+        name: hint,
+    })))
+}
+
+/// Python's `getattr(obj, name)` as the sandbox filters it: `None` when the object has no
+/// such attribute (then the item is tried).
+fn attribute<'a>(ctx: &Ctx<'a>, obj: Value<'a>, name: &'a str) -> Option<Value<'a>> {
+    if name.starts_with('_') {
+        // Every name starting with `_` is unsafe; Python only gets that far when the
+        // attribute exists (the dunders), else it falls back to the item.
+        return is_dunder(name).then(|| missing_attr(ctx, &obj, name));
+    }
+    if is_mutator(&obj, name) {
+        return Some(missing_attr(ctx, &obj, name));
+    }
+    if crate::builtins::has_method(&obj, name) {
+        return Some(ctx.callable(Callable::Method { recv: obj, name }));
+    }
+    match obj {
+        Value::Loop(l) => loop_attr(ctx, l, name),
+        Value::Ns(ns) => ns.get(name),
+        Value::Bool(_) | Value::Int(_) | Value::Big(_) => match name {
+            "real" | "numerator" => num(&obj).map(|n| match n {
+                Num::Int(i) => ctx.int(i),
+                Num::Float(f) => Value::Float(f),
+            }),
+            "imag" => Some(Value::Int(0)),
+            "denominator" => Some(Value::Int(1)),
+            _ => None,
+        },
+        Value::Float(f) => match name {
+            "real" => Some(Value::Float(f)),
+            "imag" => Some(Value::Float(0.0)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The attributes of `loop`.
+fn loop_attr<'a>(ctx: &Ctx<'a>, l: &'a LoopState<'a>, name: &str) -> Option<Value<'a>> {
+    let i = l.index0.get();
+    let len = l.items.len();
+    let int = |n: usize| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
+    Some(match name {
+        "index" => int(i + 1),
+        "index0" => int(i),
+        "revindex" => int(len.saturating_sub(i)),
+        "revindex0" => int(len.saturating_sub(i + 1)),
+        "first" => Value::Bool(i == 0),
+        "last" => Value::Bool(i + 1 >= len),
+        "length" => int(len),
+        "depth" => int(l.depth),
+        "depth0" => int(l.depth.saturating_sub(1)),
+        "previtem" => match i.checked_sub(1).and_then(|p| l.items.get(p)) {
+            Some(v) => *v,
+            None => undefined_hint(ctx, "there is no previous item"),
+        },
+        "nextitem" => match l.items.get(i + 1) {
+            Some(v) => *v,
+            None => undefined_hint(ctx, "there is no next item"),
+        },
+        "cycle" => ctx.callable(Callable::Cycle(l)),
+        _ => return None,
+    })
+}
+
+/// Whether `name` is a method the immutable sandbox refuses on `obj` (jinja2's
+/// `modifies_known_mutable`).
+fn is_mutator(obj: &Value<'_>, name: &str) -> bool {
+    match obj {
+        Value::List(_) | Value::Json(serde_json::Value::Array(_)) => is_list_mutator(name),
+        Value::Dict(_) | Value::Json(serde_json::Value::Object(_)) => is_dict_mutator(name),
+        _ => false,
+    }
+}
+
+/// The mutating methods of `list`.
+fn is_list_mutator(name: &str) -> bool {
+    matches!(
+        name,
+        "append" | "clear" | "pop" | "reverse" | "insert" | "sort" | "extend" | "remove"
+    )
+}
+
+/// The mutating methods of `dict`.
+fn is_dict_mutator(name: &str) -> bool {
+    matches!(name, "clear" | "pop" | "popitem" | "setdefault" | "update")
+}
+
+/// Whether `name` is a dunder attribute that Python objects of the template's types have.
+fn is_dunder(name: &str) -> bool {
+    DUNDERS.binary_search(&name).is_ok()
+}
+
+/// The dunder attributes of str, int, float, bool, None, list, tuple, dict, its views,
+/// generators, functions, methods, `LoopContext` and `Macro` (Python 3.11), sorted.
+static DUNDERS: &[&str] = &[
+    "__abs__",
+    "__add__",
+    "__and__",
+    "__annotations__",
+    "__bool__",
+    "__builtins__",
+    "__call__",
+    "__ceil__",
+    "__class__",
+    "__class_getitem__",
+    "__closure__",
+    "__code__",
+    "__contains__",
+    "__defaults__",
+    "__del__",
+    "__delattr__",
+    "__delitem__",
+    "__dict__",
+    "__dir__",
+    "__divmod__",
+    "__doc__",
+    "__eq__",
+    "__float__",
+    "__floor__",
+    "__floordiv__",
+    "__format__",
+    "__ge__",
+    "__get__",
+    "__getattribute__",
+    "__getformat__",
+    "__getitem__",
+    "__getnewargs__",
+    "__getstate__",
+    "__globals__",
+    "__gt__",
+    "__hash__",
+    "__iadd__",
+    "__imul__",
+    "__index__",
+    "__init__",
+    "__init_subclass__",
+    "__int__",
+    "__invert__",
+    "__ior__",
+    "__iter__",
+    "__kwdefaults__",
+    "__le__",
+    "__len__",
+    "__length_hint__",
+    "__lshift__",
+    "__lt__",
+    "__mod__",
+    "__module__",
+    "__mul__",
+    "__name__",
+    "__ne__",
+    "__neg__",
+    "__new__",
+    "__next__",
+    "__or__",
+    "__pos__",
+    "__pow__",
+    "__qualname__",
+    "__radd__",
+    "__rand__",
+    "__rdivmod__",
+    "__reduce__",
+    "__reduce_ex__",
+    "__repr__",
+    "__reversed__",
+    "__rfloordiv__",
+    "__rlshift__",
+    "__rmod__",
+    "__rmul__",
+    "__ror__",
+    "__round__",
+    "__rpow__",
+    "__rrshift__",
+    "__rshift__",
+    "__rsub__",
+    "__rtruediv__",
+    "__rxor__",
+    "__self__",
+    "__setattr__",
+    "__setitem__",
+    "__setstate__",
+    "__sizeof__",
+    "__str__",
+    "__sub__",
+    "__subclasshook__",
+    "__text_signature__",
+    "__truediv__",
+    "__trunc__",
+    "__weakref__",
+    "__xor__",
+];
+
+/// jinja2's `object_type_repr`: `dict object`, `None`, `jinja2.runtime.LoopContext object`.
 pub(crate) fn obj_type_repr(v: &Value<'_>) -> &'static str {
     match v {
+        Value::Undefined(_) => "jinja2.runtime.Undefined object",
         Value::None => "None",
         Value::Bool(_) => "bool object",
         Value::Int(_) | Value::Big(_) => "int object",
@@ -153,54 +1217,97 @@ pub(crate) fn obj_type_repr(v: &Value<'_>) -> &'static str {
         Value::List(_) | Value::Json(serde_json::Value::Array(_)) => "list object",
         Value::Tuple(_) => "tuple object",
         Value::Dict(_) | Value::Json(_) => "dict object",
-        Value::Ns(_) => "jinja2.utils.Namespace object",
+        Value::Iter(s) => match s.kind {
+            IterKind::Generator => "generator object",
+            IterKind::DictItems => "dict_items object",
+            IterKind::DictKeys => "dict_keys object",
+            IterKind::DictValues => "dict_values object",
+            IterKind::ListReverse => "list_reverseiterator object",
+        },
+        Value::Ns(_) => "transformers.utils.chat_template_utils.TemplateNamespace object",
         Value::Loop(_) => "jinja2.runtime.LoopContext object",
-        _ => "object",
+        Value::Callable(c) => match c {
+            Callable::Macro { .. } => "jinja2.runtime.Macro object",
+            Callable::Method { .. } => "builtin_function_or_method object",
+            Callable::Global(g) => match g {
+                crate::value::Global::Namespace
+                | crate::value::Global::Cycler
+                | crate::value::Global::Joiner => "type object",
+                crate::value::Global::Dict => {
+                    "transformers.utils.chat_template_utils.TemplateDict object"
+                }
+                _ => "function object",
+            },
+            Callable::Cycle(_) => "method object",
+        },
     }
 }
 
-/// The error that using an undefined value raises.
+/// The Python type name inside an `object_type_repr`: `dict object` → `dict`.
+fn type_of_repr(obj: &str) -> &str {
+    if obj == "None" {
+        return "NoneType";
+    }
+    let obj = obj.strip_suffix(" object").unwrap_or(obj);
+    obj.rsplit('.').next().unwrap_or(obj)
+}
+
+/// The error that using an undefined value raises: jinja2's `UndefinedError` message, or
+/// the sandbox's `SecurityError` for an attribute it refused.
 pub(crate) fn undefined_error(v: &Value<'_>) -> Error {
     match v {
-        Value::Undefined(Some(UndefInfo::Name(n))) => err!(Undefined, "'{n}' is undefined"),
+        Value::Undefined(Some(UndefInfo::Name(n))) => {
+            let mut m = String::new();
+            write_str_repr(&mut m, n);
+            m.push_str(" is undefined");
+            Error::new(crate::error::ErrorKind::Undefined, m)
+        }
+        Value::Undefined(Some(UndefInfo::Attr { obj: "", name })) => {
+            Error::new(crate::error::ErrorKind::Undefined, *name)
+        }
         Value::Undefined(Some(UndefInfo::Attr { obj, name })) => {
-            err!(Undefined, "'{obj}' has no attribute '{name}'")
+            let ty = type_of_repr(obj);
+            let unsafe_attr = (name.starts_with('_') && is_dunder(name))
+                || (ty == "list" && is_list_mutator(name))
+                || (ty == "dict" && is_dict_mutator(name));
+            if unsafe_attr {
+                return err!(
+                    Security,
+                    "access to attribute '{name}' of '{ty}' object is unsafe."
+                );
+            }
+            no_attribute(obj, name)
         }
         Value::Undefined(Some(UndefInfo::Item { obj, key })) => {
-            let mut k = String::new();
-            super::fmt::write_repr(&mut k, key);
-            if let Value::Str(_) = key {
-                err!(Undefined, "'{obj}' has no attribute {k}")
-            } else {
-                err!(Undefined, "{obj} has no element {k}")
+            if let Value::Str(name) = key {
+                return no_attribute(obj, name);
             }
+            let mut m = String::new();
+            m.push_str(obj);
+            m.push_str(" has no element ");
+            super::fmt::write_repr(&mut m, key);
+            Error::new(crate::error::ErrorKind::Undefined, m)
         }
         _ => err!(Undefined, "'undefined' is undefined"),
     }
 }
 
-/// `obj[key]`: the item first, then the attribute for string keys.
-pub(crate) fn getitem<'a>(ctx: &Ctx<'a>, obj: Value<'a>, key: Value<'a>) -> VResult<'a> {
-    match (obj, key) {
-        (Value::Undefined(_), _) => Err(undefined_error(&obj)),
-        (Value::Json(serde_json::Value::Array(a)), Value::Int(i)) => {
-            let i = if i < 0 { i + a.len() as i64 } else { i };
-            Ok(usize::try_from(i)
-                .ok()
-                .and_then(|i| a.get(i))
-                .map(|v| Value::from_json_in(v, ctx))
-                .unwrap_or(Value::UNDEFINED))
-        }
-        (Value::List(a) | Value::Tuple(a), Value::Int(i)) => {
-            let i = if i < 0 { i + a.len() as i64 } else { i };
-            Ok(usize::try_from(i).ok().and_then(|i| a.get(i)).copied().unwrap_or(Value::UNDEFINED))
-        }
-        (_, Value::Str(name)) => getattr(ctx, obj, name),
-        _ => Ok(Value::UNDEFINED),
-    }
+/// `'dict object' has no attribute 'x'`, with Python's quoting of both.
+fn no_attribute(obj: &str, name: &str) -> Error {
+    let mut m = String::new();
+    write_str_repr(&mut m, obj);
+    m.push_str(" has no attribute ");
+    write_str_repr(&mut m, name);
+    Error::new(crate::error::ErrorKind::Undefined, m)
 }
 
-/// `obj[start:stop:step]`; absent bounds are `Value::None`.
+// ---------------------------------------------------------------------------------------
+// Slicing
+
+/// `obj[start:stop:step]`; absent bounds are `Value::None`. jinja2 compiles a slice to a
+/// plain Python subscript, so its errors are Python's, not an undefined: `None[1:]` is
+/// "'NoneType' object is not subscriptable", a dict gives "unhashable type: 'slice'".
+/// Strings slice by code point; a step-1 slice of a string or a template list borrows.
 pub(crate) fn slice<'a>(
     ctx: &Ctx<'a>,
     obj: Value<'a>,
@@ -208,36 +1315,233 @@ pub(crate) fn slice<'a>(
     stop: Value<'a>,
     step: Value<'a>,
 ) -> VResult<'a> {
-    let _ = (start, stop, step);
-    Err(err!(Type, "slicing '{}' is not supported yet", obj.type_name())).or(Ok(ctx.list([])))
+    let len = match obj {
+        Value::Undefined(_) => return Err(undefined_error(&obj)),
+        Value::Str(s) if s.is_ascii() => s.len(),
+        Value::Str(s) => s.chars().count(),
+        Value::List(l) | Value::Tuple(l) => l.len(),
+        Value::Json(serde_json::Value::Array(a)) => a.len(),
+        Value::Dict(_) | Value::Json(_) => return Err(err!(Type, "unhashable type: 'slice'")),
+        _ => {
+            return Err(err!(
+                Type,
+                "'{}' object is not subscriptable",
+                obj.type_name()
+            ))
+        }
+    };
+    let (start, step, count) = slice_indices(len, start, stop, step)?;
+    // Positions picked: start, start + step, ... (count of them), all within 0..len.
+    let pick = move |k: usize| -> usize {
+        let p = start + step * k as i128;
+        usize::try_from(p).unwrap_or(0)
+    };
+    match obj {
+        Value::Str(s) => {
+            if count == 0 {
+                return Ok(Value::Str(""));
+            }
+            if s.is_ascii() {
+                if step == 1 {
+                    let a = pick(0);
+                    return Ok(Value::Str(s.get(a..a + count).unwrap_or("")));
+                }
+                let bytes = s.as_bytes();
+                let mut out = bumpalo::collections::String::with_capacity_in(count, ctx.arena);
+                for k in 0..count {
+                    if let Some(b) = bytes.get(pick(k)) {
+                        out.push(char::from(*b));
+                    }
+                }
+                return Ok(Value::Str(out.into_bump_str()));
+            }
+            if step == 1 {
+                let a = pick(0);
+                let mut bounds = s.char_indices().map(|(i, _)| i).chain([s.len()]);
+                let from = bounds.nth(a).unwrap_or(s.len());
+                let to = bounds.nth(count - 1).unwrap_or(s.len());
+                return Ok(Value::Str(s.get(from..to).unwrap_or("")));
+            }
+            let chars: Vec<char> = s.chars().collect();
+            let mut out = bumpalo::collections::String::new_in(ctx.arena);
+            for k in 0..count {
+                if let Some(c) = chars.get(pick(k)) {
+                    out.push(*c);
+                }
+            }
+            Ok(Value::Str(out.into_bump_str()))
+        }
+        Value::List(l) | Value::Tuple(l) if step == 1 => {
+            let a = pick(0);
+            let items = l.get(a..a + count).unwrap_or(&[]);
+            Ok(match obj {
+                Value::Tuple(_) => Value::Tuple(items),
+                _ => Value::List(items),
+            })
+        }
+        _ => {
+            let Some(seq) = SeqRef::of(&obj, true) else {
+                return Ok(Value::UNDEFINED);
+            };
+            let items = ctx.slice((0..count).filter_map(|k| seq.get_in(pick(k), ctx)));
+            Ok(match obj {
+                Value::Tuple(_) => Value::Tuple(items),
+                _ => Value::List(items),
+            })
+        }
+    }
 }
 
-/// The items `for x in v` visits. Undefined iterates as empty; dicts yield their keys.
+/// Python's `slice(start, stop, step).indices(len)` reduced to (first position, step,
+/// number of items).
+fn slice_indices(
+    len: usize,
+    start: Value<'_>,
+    stop: Value<'_>,
+    step: Value<'_>,
+) -> Result<(i128, i128, usize), Error> {
+    /// A slice bound: `None`, or an integer.
+    fn bound(v: &Value<'_>) -> Result<Option<i128>, Error> {
+        match v {
+            Value::None => Ok(None),
+            other => index_of(other).map(Some).ok_or_else(|| {
+                err!(
+                    Type,
+                    "slice indices must be integers or None or have an __index__ method"
+                )
+            }),
+        }
+    }
+    let step = match bound(&step)? {
+        None => 1,
+        Some(0) => return Err(err!(Value, "slice step cannot be zero")),
+        // Python clamps the step to the platform's size range; so do we, harmlessly.
+        Some(s) => s.clamp(-(i64::MAX as i128), i64::MAX as i128),
+    };
+    let len = len as i128;
+    let adjust = |b: Option<i128>, default: i128| -> i128 {
+        match b {
+            None => default,
+            Some(mut i) => {
+                if i < 0 {
+                    i += len;
+                    if i < 0 {
+                        i = if step < 0 { -1 } else { 0 };
+                    }
+                } else if i >= len {
+                    i = if step < 0 { len - 1 } else { len };
+                }
+                i
+            }
+        }
+    };
+    let (start, stop) = if step > 0 {
+        (adjust(bound(&start)?, 0), adjust(bound(&stop)?, len))
+    } else {
+        (adjust(bound(&start)?, len - 1), adjust(bound(&stop)?, -1))
+    };
+    let count = if step > 0 && start < stop {
+        (stop - start - 1) / step + 1
+    } else if step < 0 && stop < start {
+        (start - stop - 1) / (-step) + 1
+    } else {
+        0
+    };
+    Ok((start, step, usize::try_from(count).unwrap_or(0)))
+}
+
+// ---------------------------------------------------------------------------------------
+// Iteration and length
+
+/// The items `for x in v` visits. Undefined iterates as empty; dicts yield their keys;
+/// strings their characters. Template lists, tuples and materialized iterables are returned
+/// as they are; JSON arrays, dicts and strings are materialized in the arena.
 pub(crate) fn iterate<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> Result<&'a [Value<'a>], Error> {
     match v {
         Value::Undefined(_) => Ok(&[]),
         Value::List(l) | Value::Tuple(l) => Ok(l),
         Value::Iter(s) => Ok(s.items),
-        Value::Dict(d) => Ok(ctx.slice(d.iter().map(|(k, _)| *k))),
-        Value::Json(serde_json::Value::Array(a)) => {
-            Ok(ctx.slice(a.iter().map(|x| Value::from_json_in(x, ctx))))
-        }
-        Value::Json(serde_json::Value::Object(o)) => {
-            Ok(ctx.slice(o.keys().map(|k| Value::Str(k.as_str()))))
-        }
-        Value::Str(s) => Ok(ctx.slice(s.char_indices().map(|(i, c)| Value::Str(&s[i..i + c.len_utf8()])))),
-        _ => Err(err!(Type, "'{}' object is not iterable", v.type_name())),
+        Value::Loop(l) => Ok(l.items.get(l.index0.get() + 1..).unwrap_or(&[])),
+        _ => Ok(ctx.slice(items(ctx, v)?)),
     }
 }
 
-/// Python `len(v)`.
+/// An allocation-free iterator over what `for x in v` visits (see [`items`]).
+pub(crate) enum Items<'c, 'a> {
+    /// Items already in the arena.
+    Values(std::slice::Iter<'a, Value<'a>>),
+    /// A JSON array's elements.
+    Json(&'c Ctx<'a>, std::slice::Iter<'a, serde_json::Value>),
+    /// A template dict's keys.
+    DictKeys(std::slice::Iter<'a, (Value<'a>, Value<'a>)>),
+    /// A JSON object's keys.
+    JsonKeys(serde_json::map::Keys<'a>),
+    /// A string's characters, each a borrowed one-character string.
+    Chars(&'a str, std::str::CharIndices<'a>),
+}
+
+impl<'a> Iterator for Items<'_, 'a> {
+    type Item = Value<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Value<'a>> {
+        match self {
+            Items::Values(it) => it.next().copied(),
+            Items::Json(ctx, it) => it.next().map(|x| Value::from_json_in(x, ctx)),
+            Items::DictKeys(it) => it.next().map(|(k, _)| *k),
+            Items::JsonKeys(it) => it.next().map(|k| Value::Str(k.as_str())),
+            Items::Chars(s, it) => it
+                .next()
+                .and_then(|(i, c)| s.get(i..i + c.len_utf8()))
+                .map(Value::Str),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Items::Values(it) => it.size_hint(),
+            Items::Json(_, it) => it.size_hint(),
+            Items::DictKeys(it) => it.size_hint(),
+            Items::JsonKeys(it) => it.size_hint(),
+            Items::Chars(_, it) => it.size_hint(),
+        }
+    }
+}
+
+/// Iterates `v` without materializing it; `TypeError: 'int' object is not iterable` for
+/// what Python cannot iterate.
+pub(crate) fn items<'c, 'a>(ctx: &'c Ctx<'a>, v: Value<'a>) -> Result<Items<'c, 'a>, Error> {
+    Ok(match v {
+        Value::Undefined(_) => Items::Values([].iter()),
+        Value::List(l) | Value::Tuple(l) => Items::Values(l.iter()),
+        Value::Iter(s) => Items::Values(s.items.iter()),
+        Value::Loop(l) => Items::Values(l.items.get(l.index0.get() + 1..).unwrap_or(&[]).iter()),
+        Value::Dict(d) => Items::DictKeys(d.iter()),
+        Value::Json(serde_json::Value::Array(a)) => Items::Json(ctx, a.iter()),
+        Value::Json(serde_json::Value::Object(o)) => Items::JsonKeys(o.keys()),
+        Value::Str(s) => Items::Chars(s, s.char_indices()),
+        _ => return Err(err!(Type, "'{}' object is not iterable", v.type_name())),
+    })
+}
+
+/// Python `len(v)`; an undefined has length 0.
 pub(crate) fn length(v: &Value<'_>) -> Result<usize, Error> {
     match v {
+        Value::Undefined(_) => Ok(0),
+        Value::Str(s) if s.is_ascii() => Ok(s.len()),
         Value::Str(s) => Ok(s.chars().count()),
         Value::List(l) | Value::Tuple(l) => Ok(l.len()),
         Value::Dict(d) => Ok(d.len()),
         Value::Json(serde_json::Value::Array(a)) => Ok(a.len()),
         Value::Json(serde_json::Value::Object(o)) => Ok(o.len()),
-        _ => Err(err!(Type, "object of type '{}' has no len()", v.type_name())),
+        Value::Iter(s) if !matches!(s.kind, IterKind::Generator | IterKind::ListReverse) => {
+            Ok(s.items.len())
+        }
+        Value::Loop(l) => Ok(l.items.len()),
+        _ => Err(err!(
+            Type,
+            "object of type '{}' has no len()",
+            v.type_name()
+        )),
     }
 }
