@@ -1,13 +1,58 @@
-//! AST to bytecode.
+//! AST to bytecode. A [`Program`] owns everything a render needs: the normalized source (data
+//! instructions point into it), the instructions, constants, the names resolved per render,
+//! the filter and test functions resolved at compile time, and the span side table.
 
-use crate::error::{err, Error};
+mod codegen;
+mod instr;
+mod scope;
+
+pub(crate) use codegen::SWAPPED;
+pub(crate) use instr::{Const, Instr, LoopField, MacroInfo, NONE16};
+
+use crate::builtins::{FilterFn, TestFn};
+use crate::error::Error;
 use crate::template::Limits;
 
 /// A compiled template.
-pub(crate) struct Program {}
+pub(crate) struct Program {
+    /// The newline-normalized source; `EmitRaw` ranges index it.
+    pub(crate) source: String,
+    /// The code of the template body, then of each macro.
+    pub(crate) code: Vec<Instr>,
+    /// Constants other than strings.
+    pub(crate) consts: Vec<Const>,
+    /// String constants, attribute names and keyword names.
+    pub(crate) strs: Vec<Box<str>>,
+    /// Names looked up in the render's variables (then the builtin globals) once per render.
+    pub(crate) globals: Vec<Box<str>>,
+    /// Filters by index.
+    pub(crate) filters: Vec<FilterFn>,
+    /// Tests by index.
+    pub(crate) tests: Vec<TestFn>,
+    /// Keyword-name lists of calls (indexes into `strs`).
+    pub(crate) kwnames: Vec<Box<[u32]>>,
+    /// Macros and `{% call %}` bodies by id.
+    pub(crate) macros: Vec<MacroInfo>,
+    /// Slots the template body needs.
+    pub(crate) root_slots: u32,
+    /// `(first instruction, source offset)`, sorted: where each instruction came from.
+    pub(crate) spans: Vec<(u32, u32)>,
+}
+
+impl Program {
+    /// The source offset of the instruction at `pc`, for error messages.
+    pub(crate) fn offset_of(&self, pc: usize) -> usize {
+        let i = self.spans.partition_point(|(p, _)| *p as usize <= pc);
+        i.checked_sub(1).map_or(0, |i| self.spans[i].1 as usize)
+    }
+}
 
 /// Compiles `source`.
 pub(crate) fn compile(source: &str, limits: &Limits) -> Result<Program, Error> {
-    let _ = (source, limits);
-    Err(err!(Syntax, "the compiler is not written yet"))
+    let source = crate::syntax::lexer::normalize(source);
+    let arena = bumpalo::Bump::new();
+    let ast = crate::syntax::parser::parse(&source, &arena, limits.max_nesting)?;
+    let mut program = codegen::generate(ast, &source, limits.max_nesting)?;
+    program.source = source;
+    Ok(program)
 }

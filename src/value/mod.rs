@@ -132,11 +132,8 @@ pub(crate) enum Global {
 /// A callable value.
 pub(crate) enum Callable<'a> {
     /// A macro of the template, by index into the compiled template's macro table, with the
-    /// `caller` it was given (for `{% call %}` blocks).
-    Macro {
-        id: u32,
-        caller: Option<&'a Callable<'a>>,
-    },
+    /// base of the frame that defined it (whose variables it reads).
+    Macro { id: u32, env: u32 },
     /// A method bound to its receiver: `s.split`, `d.items`.
     Method { recv: Value<'a>, name: &'a str },
     /// A global function.

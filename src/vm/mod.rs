@@ -1,10 +1,81 @@
-//! The bytecode interpreter.
+//! The bytecode interpreter: one dispatch loop over a program, with a value stack, frames of
+//! slots, a loop stack and captures that are ranges of the output buffer. Renders allocate
+//! in a per-thread arena that is reset, not freed, between renders.
 
+mod call;
+mod run;
+
+use std::cell::Cell;
+
+use bumpalo::Bump;
+
+use crate::compile::Program;
 use crate::error::{err, Error};
 use crate::template::Template;
+use crate::value::{Callable, Ctx, UndefInfo, Value};
 
-/// Renders `t` with the keys of `vars` as variables.
-pub(crate) fn render_json(t: &Template, vars: &serde_json::Value, out: &mut String) -> Result<(), Error> {
-    let _ = (t, vars, out);
-    Err(err!(Runtime, "the VM is not written yet"))
+pub(crate) use run::run;
+
+thread_local! {
+    static ARENA: Cell<Option<Box<Bump>>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with this thread's render arena (a fresh one if it is in use), then resets it.
+pub(crate) fn with_arena<R>(f: impl FnOnce(&Bump) -> R) -> R {
+    let arena = ARENA.with(|a| a.take()).unwrap_or_default();
+    let r = f(&arena);
+    let mut arena = arena;
+    // Keep big arenas from pinning memory after an unusually large render.
+    if arena.allocated_bytes() > 64 << 20 {
+        arena = Box::default();
+    } else {
+        arena.reset();
+    }
+    ARENA.with(|a| a.set(Some(arena)));
+    r
+}
+
+/// The value global name `name` has when the render's variables do not define it.
+pub(crate) fn builtin_global<'a>(ctx: &Ctx<'a>, name: &'a str) -> Value<'a> {
+    match crate::builtins::global(name) {
+        Some(g) => ctx.callable(Callable::Global(g)),
+        None => Value::Undefined(Some(ctx.arena.alloc(UndefInfo::Name(name)))),
+    }
+}
+
+/// Resolves the program's global names: `lookup` first (the render's variables), then the
+/// builtin globals, else undefined.
+pub(crate) fn resolve_globals<'a>(
+    prog: &'a Program,
+    ctx: &Ctx<'a>,
+    mut lookup: impl FnMut(&str) -> Option<Value<'a>>,
+) -> Vec<Value<'a>> {
+    prog.globals
+        .iter()
+        .map(|name| lookup(name).unwrap_or_else(|| builtin_global(ctx, name)))
+        .collect()
+}
+
+/// Renders `t` with the keys of `vars` (a JSON object) as variables.
+pub(crate) fn render_json(
+    t: &Template,
+    vars: &serde_json::Value,
+    out: &mut String,
+) -> Result<(), Error> {
+    let map = match vars {
+        serde_json::Value::Object(m) => Some(m),
+        serde_json::Value::Null => None,
+        _ => return Err(err!(Input, "template variables must be a JSON object")),
+    };
+    with_arena(|arena| {
+        let ctx = Ctx {
+            arena,
+            now: t.options.clock.now(),
+        };
+        let globals = resolve_globals(&t.program, &ctx, |name| {
+            map.and_then(|m| m.get(name))
+                .map(|v| Value::from_json_in(v, &ctx))
+        });
+        run(&t.program, &ctx, &globals, out, &t.options.limits).map(|_| ())
+    })
 }

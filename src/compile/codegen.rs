@@ -1,0 +1,877 @@
+//! Code generation: walks the AST once, resolving names to slots, filters and tests to
+//! function pointers, and recording a span for every instruction that can fail.
+
+use std::collections::HashMap;
+
+use crate::compile::instr::{Const, Instr, LoopField, MacroInfo, NONE16};
+use crate::compile::scope::{stored_names, target_names, Scope};
+use crate::compile::Program;
+use crate::error::{err, Error, ErrorKind, Limit};
+use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
+use crate::syntax::Span;
+use crate::value::ops::CmpOp;
+
+/// Generates the program for `ast`; `source` is the normalized source (for errors).
+pub(super) fn generate(
+    ast: &[Stmt<'_>],
+    source: &str,
+    max_nesting: usize,
+) -> Result<Program, Error> {
+    let mut g = Gen {
+        p: Program {
+            source: String::new(),
+            code: Vec::with_capacity(256),
+            consts: Vec::new(),
+            strs: Vec::new(),
+            globals: Vec::new(),
+            filters: Vec::new(),
+            tests: Vec::new(),
+            kwnames: Vec::new(),
+            macros: Vec::new(),
+            root_slots: 0,
+            spans: Vec::new(),
+        },
+        source,
+        strs: HashMap::new(),
+        globals: HashMap::new(),
+        filters: HashMap::new(),
+        tests: HashMap::new(),
+        scopes: Vec::new(),
+        funcs: vec![Func {
+            id: 0,
+            next_slot: 0,
+            definer: None,
+        }],
+        loops: Vec::new(),
+        soft: 0,
+        depth: 0,
+        max_depth: max_nesting,
+    };
+    let mut names = Vec::new();
+    stored_names(ast, &mut names);
+    g.push_scope(&names)?;
+    // Names the template body assigns start from the render's variables.
+    for name in names {
+        let gi = g.global(name);
+        g.emit(Instr::LoadGlobal(gi));
+        let slot = g.scopes[0].lookup(name).unwrap_or(0);
+        g.emit(Instr::Store(slot));
+    }
+    g.block(ast)?;
+    g.emit(Instr::Halt);
+    g.p.root_slots = u32::from(g.funcs[0].next_slot);
+    Ok(g.p)
+}
+
+struct Func {
+    id: u32,
+    next_slot: u16,
+    definer: Option<u32>,
+}
+
+struct LoopCtx {
+    top: u32,
+    breaks: Vec<usize>,
+}
+
+enum Resolved {
+    Local(u16),
+    Up(u16),
+    Global(u16),
+}
+
+struct Gen<'s, 'a> {
+    p: Program,
+    source: &'s str,
+    strs: HashMap<&'a str, u32>,
+    globals: HashMap<&'a str, u16>,
+    filters: HashMap<&'a str, u16>,
+    tests: HashMap<&'a str, u16>,
+    scopes: Vec<Scope<'a>>,
+    funcs: Vec<Func>,
+    loops: Vec<LoopCtx>,
+    /// Inside an `if`: unknown filters and tests fail only when reached.
+    soft: u32,
+    depth: usize,
+    max_depth: usize,
+}
+
+type GResult = Result<(), Error>;
+
+impl<'s, 'a> Gen<'s, 'a> {
+    fn pc(&self) -> u32 {
+        self.p.code.len() as u32
+    }
+
+    fn emit(&mut self, i: Instr) -> usize {
+        self.p.code.push(i);
+        self.p.code.len() - 1
+    }
+
+    /// Records that the next instruction comes from `span`.
+    fn mark(&mut self, span: Span) {
+        let pc = self.pc();
+        match self.p.spans.last_mut() {
+            Some(last) if last.0 == pc => last.1 = span.start,
+            _ => self.p.spans.push((pc, span.start)),
+        }
+    }
+
+    fn patch(&mut self, at: usize, target: u32) {
+        match &mut self.p.code[at] {
+            Instr::Jump(t)
+            | Instr::JumpIfFalse(t)
+            | Instr::JumpIfFalseOrPop(t)
+            | Instr::JumpIfTrueOrPop(t)
+            | Instr::Iter(t)
+            | Instr::LoopEnd(t)
+            | Instr::JumpIfBound(_, t) => *t = target,
+            _ => {}
+        }
+    }
+
+    fn str_const(&mut self, s: &'a str) -> u32 {
+        if let Some(i) = self.strs.get(s) {
+            return *i;
+        }
+        let i = self.p.strs.len() as u32;
+        self.p.strs.push(s.into());
+        self.strs.insert(s, i);
+        i
+    }
+
+    fn owned_str(&mut self, s: String) -> u32 {
+        self.p.strs.push(s.into());
+        self.p.strs.len() as u32 - 1
+    }
+
+    fn global(&mut self, name: &'a str) -> u16 {
+        if let Some(i) = self.globals.get(name) {
+            return *i;
+        }
+        let i = self.p.globals.len() as u16;
+        self.p.globals.push(name.into());
+        self.globals.insert(name, i);
+        i
+    }
+
+    fn error(&self, span: Span, e: Error) -> Error {
+        e.with_offset(self.source, span.start as usize)
+    }
+
+    fn too_big(&self, span: Span, what: &str) -> Error {
+        self.error(span, err!(Overflow, "too many {what} in one template"))
+    }
+
+    fn enter(&mut self, span: Span) -> GResult {
+        self.depth += 1;
+        if self.depth > self.max_depth * 2 {
+            return Err(self.error(
+                span,
+                Error::new(
+                    ErrorKind::Limit(Limit::Nesting),
+                    "template nesting too deep",
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    // ---- scopes ----
+
+    fn cur_func(&self) -> &Func {
+        &self.funcs[self.funcs.len() - 1]
+    }
+
+    fn push_scope(&mut self, names: &[&'a str]) -> GResult {
+        let func = self.cur_func().id;
+        let mut scope = Scope {
+            func,
+            names: Vec::new(),
+        };
+        for n in names {
+            let f = self
+                .funcs
+                .last_mut()
+                .ok_or_else(|| err!(Runtime, "no function"))?;
+            let slot = f.next_slot;
+            f.next_slot = slot
+                .checked_add(1)
+                .filter(|s| *s < NONE16)
+                .ok_or_else(|| err!(Overflow, "too many variables in one scope"))?;
+            scope.names.push((n, slot));
+        }
+        self.scopes.push(scope);
+        Ok(())
+    }
+
+    fn resolve(&mut self, name: &'a str) -> Resolved {
+        let cur = self.cur_func().id;
+        let definer = self.cur_func().definer;
+        for scope in self.scopes.iter().rev() {
+            if let Some(slot) = scope.lookup(name) {
+                if scope.func == cur {
+                    return Resolved::Local(slot);
+                }
+                if Some(scope.func) == definer {
+                    return Resolved::Up(slot);
+                }
+                break;
+            }
+        }
+        Resolved::Global(self.global(name))
+    }
+
+    fn load_name(&mut self, name: &'a str) {
+        let i = match self.resolve(name) {
+            Resolved::Local(s) => Instr::Load(s),
+            Resolved::Up(s) => Instr::LoadUp(s),
+            Resolved::Global(g) => Instr::LoadGlobal(g),
+        };
+        self.emit(i);
+    }
+
+    /// The slot `name` has in the innermost scope (which must bind it).
+    fn local_slot(&self, name: &str) -> u16 {
+        self.scopes.last().and_then(|s| s.lookup(name)).unwrap_or(0)
+    }
+
+    /// Gives the stored names of the new innermost scope their value from the enclosing scope.
+    fn init_from_outer(&mut self, names: &[&'a str]) {
+        for name in names {
+            let slot = self.local_slot(name);
+            let scope = self.scopes.pop();
+            self.load_name(name);
+            if let Some(scope) = scope {
+                self.scopes.push(scope);
+            }
+            self.emit(Instr::Store(slot));
+        }
+    }
+
+    // ---- statements ----
+
+    fn block(&mut self, body: &[Stmt<'a>]) -> GResult {
+        body.iter().try_for_each(|s| self.stmt(s))
+    }
+
+    fn stmt(&mut self, stmt: &Stmt<'a>) -> GResult {
+        match *stmt {
+            Stmt::Data(span) => {
+                if span.end > span.start {
+                    self.emit(Instr::EmitRaw(span.start, span.end));
+                }
+            }
+            Stmt::Print(e) => {
+                if let ExprKind::Lit(Lit::Str(s)) = e.kind {
+                    let i = self.str_const(s);
+                    self.emit(Instr::EmitStr(i));
+                } else {
+                    self.expr(&e)?;
+                    self.mark(e.span);
+                    self.emit(Instr::Emit);
+                }
+            }
+            Stmt::If {
+                branches,
+                otherwise,
+            } => {
+                self.soft += 1;
+                let mut ends = Vec::new();
+                for (cond, body) in branches {
+                    self.expr(cond)?;
+                    let skip = self.emit(Instr::JumpIfFalse(0));
+                    self.block(body)?;
+                    ends.push(self.emit(Instr::Jump(0)));
+                    let here = self.pc();
+                    self.patch(skip, here);
+                }
+                if let Some(body) = otherwise {
+                    self.block(body)?;
+                }
+                let end = self.pc();
+                for j in ends {
+                    self.patch(j, end);
+                }
+                self.soft -= 1;
+            }
+            Stmt::For {
+                target,
+                iter,
+                filter,
+                body,
+                otherwise,
+                span,
+            } => self.for_loop(&target, &iter, filter.as_ref(), body, otherwise, span)?,
+            Stmt::Set { target, value } => {
+                if let Target::Attr(ns, attr, span) = target {
+                    self.load_name(ns);
+                    self.expr(&value)?;
+                    let a = self.str_const(attr);
+                    self.mark(span);
+                    self.emit(Instr::SetAttr(a));
+                } else {
+                    self.expr(&value)?;
+                    self.store(&target)?;
+                }
+            }
+            Stmt::SetBlock {
+                target,
+                filter,
+                body,
+            } => {
+                self.emit(Instr::CaptureStart);
+                self.block(body)?;
+                self.emit(Instr::CaptureEnd);
+                if let Some(f) = filter {
+                    self.expr(&f)?;
+                }
+                if let Target::Attr(ns, attr, span) = target {
+                    // Evaluate the namespace after the value: swap by a temporary slot-free path.
+                    self.load_name(ns);
+                    let a = self.str_const(attr);
+                    self.mark(span);
+                    self.emit(Instr::SetAttr(a | SWAPPED));
+                } else {
+                    self.store(&target)?;
+                }
+            }
+            Stmt::Macro(m) => {
+                let id = self.macro_def(m)?;
+                self.emit(Instr::MakeMacro(id));
+                let slot = self.local_slot(m.name);
+                self.emit(Instr::Store(slot));
+            }
+            Stmt::CallBlock { caller, call } => {
+                let id = self.macro_def(caller)?;
+                let ExprKind::Call(f, args) = call.kind else {
+                    return Err(self.error(call.span, err!(Syntax, "expected a call")));
+                };
+                self.call(f, &args, call.span, Some(id))?;
+                self.mark(call.span);
+                self.emit(Instr::Emit);
+            }
+            Stmt::FilterBlock { filter, body } => {
+                self.emit(Instr::CaptureStart);
+                self.block(body)?;
+                self.emit(Instr::CaptureEnd);
+                self.expr(&filter)?;
+                self.emit(Instr::Emit);
+            }
+            Stmt::Break(span) | Stmt::Continue(span) => {
+                let is_break = matches!(stmt, Stmt::Break(_));
+                let Some(lp) = self.loops.last() else {
+                    let what = if is_break { "break" } else { "continue" };
+                    return Err(self.error(span, err!(Syntax, "'{what}' outside of a loop")));
+                };
+                let top = lp.top;
+                if is_break {
+                    let at = self.emit(Instr::Jump(0));
+                    if let Some(lp) = self.loops.last_mut() {
+                        lp.breaks.push(at);
+                    }
+                } else {
+                    self.emit(Instr::Jump(top));
+                }
+            }
+            Stmt::Generation(body) => {
+                self.emit(Instr::GenStart);
+                self.block(body)?;
+                self.emit(Instr::GenEnd);
+            }
+            Stmt::With { assigns, body } => {
+                let mut names = Vec::new();
+                for (t, _) in assigns {
+                    target_names(t, &mut names);
+                }
+                stored_names(body, &mut names);
+                for (_, value) in assigns {
+                    self.expr(value)?;
+                }
+                self.push_scope(&names)?;
+                self.init_from_outer(&names);
+                for (t, _) in assigns.iter().rev() {
+                    self.store(t)?;
+                }
+                self.block(body)?;
+                self.scopes.pop();
+            }
+        }
+        Ok(())
+    }
+
+    fn store(&mut self, target: &Target<'a>) -> GResult {
+        match *target {
+            Target::Name(n, _) => {
+                let slot = match self.resolve_store(n) {
+                    Some(s) => s,
+                    None => return Err(err!(Runtime, "internal: unbound store of {n}")),
+                };
+                self.emit(Instr::Store(slot));
+            }
+            Target::Tuple(items, span) => {
+                self.mark(span);
+                self.emit(Instr::Unpack(items.len() as u16));
+                for t in items {
+                    self.store(t)?;
+                }
+            }
+            Target::Attr(_, _, span) => {
+                return Err(self.error(span, err!(Syntax, "cannot unpack into an attribute")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The slot a store to `name` writes: the innermost scope of the current function that
+    /// binds it.
+    fn resolve_store(&self, name: &str) -> Option<u16> {
+        let cur = self.cur_func().id;
+        self.scopes
+            .iter()
+            .rev()
+            .take_while(|s| s.func == cur)
+            .find_map(|s| s.lookup(name))
+    }
+
+    fn for_loop(
+        &mut self,
+        target: &Target<'a>,
+        iter: &Expr<'a>,
+        filter: Option<&Expr<'a>>,
+        body: &[Stmt<'a>],
+        otherwise: Option<&[Stmt<'a>]>,
+        span: Span,
+    ) -> GResult {
+        self.enter(span)?;
+        let mut names = Vec::new();
+        target_names(target, &mut names);
+        let loop_var_count = names.len();
+        names.push("loop");
+        stored_names(body, &mut names);
+        let inner: Vec<&'a str> = names[loop_var_count + 1..].to_vec();
+
+        self.expr(iter)?;
+        self.push_scope(&names)?;
+        if let Some(cond) = filter {
+            // Materialize the items that pass the filter first: loop.length counts them.
+            self.emit(Instr::CollectStart);
+            self.mark(span);
+            self.emit(Instr::IterInit(NONE16));
+            let top = self.pc();
+            let exit = self.emit(Instr::Iter(0));
+            self.emit(Instr::Dup);
+            self.store(target)?;
+            self.expr(cond)?;
+            let reject = self.emit(Instr::JumpIfFalse(0));
+            self.emit(Instr::CollectPush);
+            self.emit(Instr::Jump(top));
+            let here = self.pc();
+            self.patch(reject, here);
+            self.emit(Instr::Pop);
+            self.emit(Instr::Jump(top));
+            let here = self.pc();
+            self.patch(exit, here);
+            self.emit(Instr::LoopEnd(here + 1));
+            self.emit(Instr::CollectEnd);
+        }
+        let loop_slot = self.local_slot("loop");
+        self.mark(span);
+        self.emit(Instr::IterInit(loop_slot));
+        let top = self.pc();
+        let exit = self.emit(Instr::Iter(0));
+        self.store(target)?;
+        self.init_from_outer(&inner);
+        self.loops.push(LoopCtx {
+            top,
+            breaks: Vec::new(),
+        });
+        self.block(body)?;
+        self.emit(Instr::Jump(top));
+        let end = self.pc();
+        self.patch(exit, end);
+        let lp = self.loops.pop();
+        for b in lp.map(|l| l.breaks).unwrap_or_default() {
+            self.patch(b, end);
+        }
+        let loop_end = self.emit(Instr::LoopEnd(0));
+        self.scopes.pop();
+        if let Some(body) = otherwise {
+            self.block(body)?;
+        }
+        let after = self.pc();
+        self.patch(loop_end, after);
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn macro_def(&mut self, m: &MacroDef<'a>) -> Result<u32, Error> {
+        self.enter(m.span)?;
+        let skip = self.emit(Instr::Jump(0));
+        let id = self.p.macros.len() as u32;
+        let entry = self.pc();
+        let definer = self.cur_func().id;
+        self.funcs.push(Func {
+            id: id + 1,
+            next_slot: 0,
+            definer: Some(definer),
+        });
+        let mut names: Vec<&'a str> = m.params.iter().map(|(n, _)| *n).collect();
+        let param_count = names.len();
+        let uses_caller = !names.contains(&"caller");
+        if uses_caller {
+            names.push("caller");
+        }
+        let mut stored = Vec::new();
+        stored_names(m.body, &mut stored);
+        stored.retain(|n| !names.contains(n));
+        names.extend(stored.iter().copied());
+        self.push_scope(&names)?;
+        let params: Box<[u32]> = m.params.iter().map(|(n, _)| self.str_const(n)).collect();
+        self.p.macros.push(MacroInfo {
+            name: m.name.into(),
+            entry,
+            slots: 0,
+            params,
+            caller_slot: if uses_caller {
+                param_count as u16
+            } else {
+                NONE16
+            },
+        });
+        for (i, (_, default)) in m.params.iter().enumerate() {
+            if let Some(d) = default {
+                let j = self.emit(Instr::JumpIfBound(i as u16, 0));
+                self.expr(d)?;
+                self.emit(Instr::Store(i as u16));
+                let here = self.pc();
+                self.patch(j, here);
+            }
+        }
+        self.init_from_outer(&stored);
+        let saved_loops = std::mem::take(&mut self.loops);
+        self.block(m.body)?;
+        self.loops = saved_loops;
+        self.emit(Instr::Return);
+        self.scopes.pop();
+        let f = self.funcs.pop();
+        if let Some(info) = self.p.macros.get_mut(id as usize) {
+            info.slots = f.map_or(0, |f| u32::from(f.next_slot));
+        }
+        let here = self.pc();
+        self.patch(skip, here);
+        self.depth -= 1;
+        Ok(id)
+    }
+
+    // ---- expressions ----
+
+    fn expr(&mut self, e: &Expr<'a>) -> GResult {
+        self.enter(e.span)?;
+        self.expr_inner(e)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn lit(&mut self, lit: Lit<'a>) {
+        let c = match lit {
+            Lit::Str(s) => {
+                let i = self.str_const(s);
+                self.emit(Instr::Str(i));
+                return;
+            }
+            Lit::None => Const::None,
+            Lit::Bool(b) => Const::Bool(b),
+            Lit::Int(i) => match i64::try_from(i) {
+                Ok(i) => Const::Int(i),
+                Err(_) => Const::Big(i),
+            },
+            Lit::Float(f) => Const::Float(f),
+        };
+        self.p.consts.push(c);
+        let i = self.p.consts.len() as u32 - 1;
+        self.emit(Instr::Const(i));
+    }
+
+    fn expr_inner(&mut self, e: &Expr<'a>) -> GResult {
+        match e.kind {
+            ExprKind::Lit(l) => self.lit(l),
+            ExprKind::Name(n) => self.load_name(n),
+            ExprKind::Hole => {}
+            ExprKind::Attr(obj, name) => {
+                if let (ExprKind::Name("loop"), Some(field)) = (obj.kind, loop_field(name)) {
+                    if let Resolved::Local(slot) = self.resolve("loop") {
+                        self.emit(Instr::LoopAttr(slot, field));
+                        return Ok(());
+                    }
+                }
+                self.expr(obj)?;
+                let i = self.str_const(name);
+                self.mark(e.span);
+                self.emit(Instr::Attr(i));
+            }
+            ExprKind::Item(obj, key) => {
+                self.expr(obj)?;
+                self.expr(key)?;
+                self.mark(e.span);
+                self.emit(Instr::Item);
+            }
+            ExprKind::Slice(obj, parts) => {
+                self.expr(obj)?;
+                let mut flags = 0u8;
+                for (i, p) in parts.iter().enumerate() {
+                    if let Some(p) = p {
+                        self.expr(p)?;
+                        flags |= 1 << i;
+                    }
+                }
+                self.mark(e.span);
+                self.emit(Instr::Slice(flags));
+            }
+            ExprKind::Unary(op, x) => {
+                self.expr(x)?;
+                self.mark(e.span);
+                self.emit(match op {
+                    UnOp::Not => Instr::Not,
+                    UnOp::Neg => Instr::Neg,
+                    UnOp::Pos => Instr::Pos,
+                });
+            }
+            ExprKind::Bin(op, a, b) => {
+                self.expr(a)?;
+                self.expr(b)?;
+                self.mark(e.span);
+                self.emit(Instr::Bin(op));
+            }
+            ExprKind::And(a, b) | ExprKind::Or(a, b) => {
+                self.expr(a)?;
+                let j = self.emit(if matches!(e.kind, ExprKind::And(..)) {
+                    Instr::JumpIfFalseOrPop(0)
+                } else {
+                    Instr::JumpIfTrueOrPop(0)
+                });
+                self.expr(b)?;
+                let here = self.pc();
+                self.patch(j, here);
+            }
+            ExprKind::Compare(first, rest) => self.compare(first, rest, e.span)?,
+            ExprKind::Cond {
+                cond,
+                then,
+                otherwise,
+            } => {
+                self.soft += 1;
+                self.expr(cond)?;
+                let j = self.emit(Instr::JumpIfFalse(0));
+                self.expr(then)?;
+                let end = self.emit(Instr::Jump(0));
+                let here = self.pc();
+                self.patch(j, here);
+                match otherwise {
+                    Some(o) => self.expr(o)?,
+                    None => {
+                        self.emit(Instr::Undefined);
+                    }
+                }
+                let here = self.pc();
+                self.patch(end, here);
+                self.soft -= 1;
+            }
+            ExprKind::List(items) | ExprKind::Tuple(items) => {
+                for i in items {
+                    self.expr(i)?;
+                }
+                let n = items.len() as u32;
+                self.emit(if matches!(e.kind, ExprKind::List(_)) {
+                    Instr::List(n)
+                } else {
+                    Instr::Tuple(n)
+                });
+            }
+            ExprKind::Dict(items) => {
+                for (k, v) in items {
+                    self.expr(k)?;
+                    self.expr(v)?;
+                }
+                self.mark(e.span);
+                self.emit(Instr::Dict(items.len() as u32));
+            }
+            ExprKind::Call(f, args) => self.call(f, &args, e.span, None)?,
+            ExprKind::Filter(value, name, args) => {
+                self.expr(value)?;
+                let argc = self.args(&args, e.span, None)?;
+                match crate::builtins::filter(name) {
+                    Some(func) => {
+                        let f = match self.filters.get(name) {
+                            Some(i) => *i,
+                            None => {
+                                let i = self.p.filters.len() as u16;
+                                self.p.filters.push(func);
+                                self.filters.insert(name, i);
+                                i
+                            }
+                        };
+                        self.mark(e.span);
+                        self.emit(Instr::Filter {
+                            f,
+                            argc: argc.0,
+                            kw: argc.1,
+                        });
+                    }
+                    None => self.unknown(e.span, format!("No filter named '{name}'."))?,
+                }
+            }
+            ExprKind::Test {
+                value,
+                name,
+                args,
+                negated,
+            } => {
+                self.expr(value)?;
+                let (argc, kw) = self.args(&args, e.span, None)?;
+                if kw != NONE16 {
+                    return Err(self.error(e.span, err!(Syntax, "tests take no keyword arguments")));
+                }
+                match crate::builtins::test(name) {
+                    Some(func) => {
+                        let t = match self.tests.get(name) {
+                            Some(i) => *i,
+                            None => {
+                                let i = self.p.tests.len() as u16;
+                                self.p.tests.push(func);
+                                self.tests.insert(name, i);
+                                i
+                            }
+                        };
+                        self.mark(e.span);
+                        self.emit(Instr::Test {
+                            t,
+                            argc,
+                            neg: negated,
+                        });
+                    }
+                    None => self.unknown(e.span, format!("No test named '{name}'."))?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A filter or test that does not exist: a compile error, or inside an `if` an error
+    /// when reached (as jinja2 does).
+    fn unknown(&mut self, span: Span, msg: String) -> GResult {
+        if self.soft == 0 {
+            return Err(self.error(span, Error::new(ErrorKind::Unknown, msg)));
+        }
+        let i = self.owned_str(msg);
+        self.mark(span);
+        self.emit(Instr::Fail(i));
+        Ok(())
+    }
+
+    /// Pushes the arguments; returns the positional count and the keyword-names index.
+    fn args(
+        &mut self,
+        args: &Args<'a>,
+        span: Span,
+        caller: Option<u32>,
+    ) -> Result<(u8, u16), Error> {
+        for a in args.pos {
+            self.expr(a)?;
+        }
+        let argc = u8::try_from(args.pos.len()).map_err(|_| self.too_big(span, "arguments"))?;
+        if args.kw.is_empty() && caller.is_none() {
+            return Ok((argc, NONE16));
+        }
+        let mut names = Vec::with_capacity(args.kw.len() + 1);
+        for (n, v) in args.kw {
+            self.expr(v)?;
+            names.push(self.str_const(n));
+        }
+        if let Some(id) = caller {
+            self.emit(Instr::MakeMacro(id));
+            names.push(self.str_const("caller"));
+        }
+        let kw = u16::try_from(self.p.kwnames.len())
+            .ok()
+            .filter(|k| *k < NONE16)
+            .ok_or_else(|| self.too_big(span, "calls"))?;
+        self.p.kwnames.push(names.into());
+        Ok((argc, kw))
+    }
+
+    fn call(&mut self, f: &Expr<'a>, args: &Args<'a>, span: Span, caller: Option<u32>) -> GResult {
+        if let ExprKind::Attr(recv, name) = f.kind {
+            self.expr(recv)?;
+            let (argc, kw) = self.args(args, span, caller)?;
+            let name = self.str_const(name);
+            self.mark(span);
+            self.emit(Instr::CallMethod { name, argc, kw });
+            return Ok(());
+        }
+        self.expr(f)?;
+        let (argc, kw) = self.args(args, span, caller)?;
+        self.mark(span);
+        self.emit(Instr::Call { argc, kw });
+        Ok(())
+    }
+
+    fn compare(&mut self, first: &Expr<'a>, rest: &[(Cmp, Expr<'a>)], span: Span) -> GResult {
+        self.expr(first)?;
+        let mut exits = Vec::new();
+        for (i, (op, rhs)) in rest.iter().enumerate() {
+            self.expr(rhs)?;
+            let last = i + 1 == rest.len();
+            let tmp = if last {
+                None
+            } else {
+                // Keep the middle operand for the next comparison.
+                let f = self
+                    .funcs
+                    .last_mut()
+                    .ok_or_else(|| err!(Runtime, "no function"))?;
+                let slot = f.next_slot;
+                f.next_slot += 1;
+                self.emit(Instr::Dup);
+                self.emit(Instr::Store(slot));
+                Some(slot)
+            };
+            self.mark(span);
+            self.emit(match op {
+                Cmp::Eq => Instr::Eq,
+                Cmp::Ne => Instr::Ne,
+                Cmp::Lt => Instr::Cmp(CmpOp::Lt),
+                Cmp::Le => Instr::Cmp(CmpOp::Le),
+                Cmp::Gt => Instr::Cmp(CmpOp::Gt),
+                Cmp::Ge => Instr::Cmp(CmpOp::Ge),
+                Cmp::In => Instr::In(false),
+                Cmp::NotIn => Instr::In(true),
+            });
+            if let Some(slot) = tmp {
+                exits.push(self.emit(Instr::JumpIfFalseOrPop(0)));
+                self.emit(Instr::Load(slot));
+            }
+        }
+        let end = self.pc();
+        for j in exits {
+            self.patch(j, end);
+        }
+        Ok(())
+    }
+}
+
+/// Flag on [`Instr::SetAttr`]'s operand: the value is below the namespace on the stack.
+pub(crate) const SWAPPED: u32 = 1 << 31;
+
+fn loop_field(name: &str) -> Option<LoopField> {
+    Some(match name {
+        "index" => LoopField::Index,
+        "index0" => LoopField::Index0,
+        "first" => LoopField::First,
+        "last" => LoopField::Last,
+        "length" => LoopField::Length,
+        "revindex" => LoopField::RevIndex,
+        "revindex0" => LoopField::RevIndex0,
+        _ => return None,
+    })
+}

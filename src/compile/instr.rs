@@ -1,0 +1,162 @@
+//! The instruction set: a stack machine with frame-relative slots for variables.
+
+use crate::value::ops::{BinOp, CmpOp};
+
+/// "No slot" / "no keyword names".
+pub(crate) const NONE16: u16 = u16::MAX;
+
+/// A non-string constant.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Const {
+    None,
+    Bool(bool),
+    Int(i64),
+    Big(i128),
+    Float(f64),
+}
+
+/// Attributes of `loop` read by [`Instr::LoopAttr`] without a lookup by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LoopField {
+    Index,
+    Index0,
+    First,
+    Last,
+    Length,
+    RevIndex,
+    RevIndex0,
+}
+
+/// One instruction. Operands are indexes into the program's tables.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Instr {
+    /// Output `source[start..end]`.
+    EmitRaw(u32, u32),
+    /// Output string constant `strs[i]`.
+    EmitStr(u32),
+    /// Pop a value and output `str()` of it.
+    Emit,
+    /// Push `consts[i]`.
+    Const(u32),
+    /// Push string constant `strs[i]`.
+    Str(u32),
+    /// Push the undefined value.
+    Undefined,
+    /// Push slot `i` of the current frame.
+    Load(u16),
+    /// Pop into slot `i` of the current frame.
+    Store(u16),
+    /// Push slot `i` of the frame that defined the current macro.
+    LoadUp(u16),
+    /// Push resolved global `i`.
+    LoadGlobal(u16),
+    /// `loop.<field>` of the loop object in slot `i`.
+    LoopAttr(u16, LoopField),
+    /// Pop `x`, push `x.<strs[i]>`.
+    Attr(u32),
+    /// Pop `key`, `x`; push `x[key]`.
+    Item,
+    /// Pop the present bounds (bit 0 start, 1 stop, 2 step) and `x`; push the slice.
+    Slice(u8),
+    /// Pop `b`, `a`; push `a <op> b`.
+    Bin(BinOp),
+    /// Pop `b`, `a`; push `a <op> b`.
+    Cmp(CmpOp),
+    /// Pop `b`, `a`; push `a == b`.
+    Eq,
+    /// Pop `b`, `a`; push `a != b`.
+    Ne,
+    /// Pop `b`, `a`; push `a in b` (negated when the flag is set).
+    In(bool),
+    /// Pop `x`, push `not x`.
+    Not,
+    /// Pop `x`, push `-x`.
+    Neg,
+    /// Pop `x`, push `+x`.
+    Pos,
+    /// Duplicate the top of the stack.
+    Dup,
+    /// Drop the top of the stack.
+    Pop,
+    /// Jump to `pc`.
+    Jump(u32),
+    /// Pop `x`; jump if it is falsy.
+    JumpIfFalse(u32),
+    /// If the top is falsy jump (keeping it), else pop it.
+    JumpIfFalseOrPop(u32),
+    /// If the top is truthy jump (keeping it), else pop it.
+    JumpIfTrueOrPop(u32),
+    /// Pop `n` values, push a list of them.
+    List(u32),
+    /// Pop `n` values, push a tuple of them.
+    Tuple(u32),
+    /// Pop `n` key/value pairs, push a dict.
+    Dict(u32),
+    /// Pop `argc` args (and one value per keyword name of `kwnames[kw]`) and the value; push
+    /// `filters[f](value, args, kwargs)`.
+    Filter { f: u16, argc: u8, kw: u16 },
+    /// Pop `argc` args and the value; push `tests[t](value, args)`, negated if `neg`.
+    Test { t: u16, argc: u8, neg: bool },
+    /// Pop args and the callable; push the call's result.
+    Call { argc: u8, kw: u16 },
+    /// Pop args and the receiver; push `recv.<strs[name]>(args)`.
+    CallMethod { name: u32, argc: u8, kw: u16 },
+    /// Pop `x` and push its `n` items, first item on top; fails unless there are exactly `n`.
+    Unpack(u16),
+    /// Pop an iterable and start a loop over it; store the loop object in slot `i` unless
+    /// [`NONE16`].
+    IterInit(u16),
+    /// Push the next item of the innermost loop, or jump to `pc` when it is exhausted.
+    Iter(u32),
+    /// End the innermost loop; jump to `pc` if it ran at least once (past the `else` body).
+    LoopEnd(u32),
+    /// Start collecting values (a filtered loop's items).
+    CollectStart,
+    /// Pop a value into the innermost collection.
+    CollectPush,
+    /// End the innermost collection, push it as a list.
+    CollectEnd,
+    /// Start capturing output.
+    CaptureStart,
+    /// End the innermost capture, push the captured text.
+    CaptureEnd,
+    /// Push macro `id` as a callable, defined in the current frame.
+    MakeMacro(u32),
+    /// Jump to `pc` if parameter `i` of the current macro call was passed.
+    JumpIfBound(u16, u32),
+    /// End a macro call: push its output to the caller.
+    Return,
+    /// Pop a value and a namespace; set attribute `strs[i]`.
+    SetAttr(u32),
+    /// Fail with message `strs[i]` (a filter or test that does not exist, reached).
+    Fail(u32),
+    /// Start of a `{% generation %}` block.
+    GenStart,
+    /// End of a `{% generation %}` block.
+    GenEnd,
+    /// End of the template.
+    Halt,
+}
+
+/// A compiled macro (or `{% call %}` body).
+#[derive(Debug, Clone)]
+pub(crate) struct MacroInfo {
+    /// Its name, for errors.
+    pub(crate) name: Box<str>,
+    /// First instruction.
+    pub(crate) entry: u32,
+    /// Slots its frame needs.
+    pub(crate) slots: u32,
+    /// Parameter names (`strs` indexes); parameter `i` lives in slot `i`.
+    pub(crate) params: Box<[u32]>,
+    /// The slot of `caller`, when the body uses it.
+    pub(crate) caller_slot: u16,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn instructions_stay_small() {
+        assert!(std::mem::size_of::<super::Instr>() <= 12);
+    }
+}

@@ -1,0 +1,181 @@
+//! The syntax tree, allocated in the compile-time arena. Every expression carries its span.
+
+use crate::syntax::Span;
+use crate::value::ops::BinOp;
+
+/// An expression with its span.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Expr<'a> {
+    /// What it is.
+    pub(crate) kind: ExprKind<'a>,
+    /// Where it is.
+    pub(crate) span: Span,
+}
+
+/// A literal.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Lit<'a> {
+    None,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(&'a str),
+}
+
+/// Unary operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UnOp {
+    Neg,
+    Pos,
+    Not,
+}
+
+/// Comparison operators, chainable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    In,
+    NotIn,
+}
+
+/// Arguments of a call, a filter or a test.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Args<'a> {
+    /// Positional arguments.
+    pub(crate) pos: &'a [Expr<'a>],
+    /// Keyword arguments, in order.
+    pub(crate) kw: &'a [(&'a str, Expr<'a>)],
+}
+
+/// The kinds of expressions.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ExprKind<'a> {
+    /// A literal.
+    Lit(Lit<'a>),
+    /// A variable.
+    Name(&'a str),
+    /// The value a filter block or a set block feeds into its filter chain.
+    Hole,
+    /// `x.name`
+    Attr(&'a Expr<'a>, &'a str),
+    /// `x[key]`
+    Item(&'a Expr<'a>, &'a Expr<'a>),
+    /// `x[start:stop:step]`
+    Slice(&'a Expr<'a>, [Option<&'a Expr<'a>>; 3]),
+    /// `-x`, `+x`, `not x`
+    Unary(UnOp, &'a Expr<'a>),
+    /// Arithmetic and `~`.
+    Bin(BinOp, &'a Expr<'a>, &'a Expr<'a>),
+    /// `a and b`
+    And(&'a Expr<'a>, &'a Expr<'a>),
+    /// `a or b`
+    Or(&'a Expr<'a>, &'a Expr<'a>),
+    /// `a < b <= c ...`
+    Compare(&'a Expr<'a>, &'a [(Cmp, Expr<'a>)]),
+    /// `then if cond else otherwise`
+    Cond {
+        cond: &'a Expr<'a>,
+        then: &'a Expr<'a>,
+        otherwise: Option<&'a Expr<'a>>,
+    },
+    /// `[a, b]`
+    List(&'a [Expr<'a>]),
+    /// `(a, b)`
+    Tuple(&'a [Expr<'a>]),
+    /// `{k: v}`
+    Dict(&'a [(Expr<'a>, Expr<'a>)]),
+    /// `f(args)`
+    Call(&'a Expr<'a>, Args<'a>),
+    /// `value|name(args)`
+    Filter(&'a Expr<'a>, &'a str, Args<'a>),
+    /// `value is [not] name(args)`
+    Test {
+        value: &'a Expr<'a>,
+        name: &'a str,
+        args: Args<'a>,
+        negated: bool,
+    },
+}
+
+/// What `set` and `for` assign to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Target<'a> {
+    /// A variable.
+    Name(&'a str, Span),
+    /// Unpacking.
+    Tuple(&'a [Target<'a>], Span),
+    /// `ns.attr` (namespaces only).
+    Attr(&'a str, &'a str, Span),
+}
+
+/// A macro definition (also the body of a `{% call %}` block).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MacroDef<'a> {
+    /// Its name (`caller` for call blocks).
+    pub(crate) name: &'a str,
+    /// Parameters with their defaults.
+    pub(crate) params: &'a [(&'a str, Option<Expr<'a>>)],
+    /// What it renders.
+    pub(crate) body: &'a [Stmt<'a>],
+    /// Where it is defined.
+    pub(crate) span: Span,
+}
+
+/// Statements.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Stmt<'a> {
+    /// Literal text (also the content of `{% raw %}`).
+    Data(Span),
+    /// `{{ expr }}`
+    Print(Expr<'a>),
+    /// `{% if %}` with its `elif`s and `else`.
+    If {
+        branches: &'a [(Expr<'a>, &'a [Stmt<'a>])],
+        otherwise: Option<&'a [Stmt<'a>]>,
+    },
+    /// `{% for target in iter if filter %}body{% else %}otherwise{% endfor %}`
+    For {
+        target: Target<'a>,
+        iter: Expr<'a>,
+        filter: Option<Expr<'a>>,
+        body: &'a [Stmt<'a>],
+        otherwise: Option<&'a [Stmt<'a>]>,
+        span: Span,
+    },
+    /// `{% set target = value %}`
+    Set { target: Target<'a>, value: Expr<'a> },
+    /// `{% set name | filters %}body{% endset %}`; `filter` applies to [`ExprKind::Hole`].
+    SetBlock {
+        target: Target<'a>,
+        filter: Option<Expr<'a>>,
+        body: &'a [Stmt<'a>],
+    },
+    /// `{% macro %}`
+    Macro(&'a MacroDef<'a>),
+    /// `{% call(params) expr %}body{% endcall %}`
+    CallBlock {
+        caller: &'a MacroDef<'a>,
+        call: Expr<'a>,
+    },
+    /// `{% filter f %}body{% endfilter %}`; `filter` applies to [`ExprKind::Hole`].
+    FilterBlock {
+        filter: Expr<'a>,
+        body: &'a [Stmt<'a>],
+    },
+    /// `{% break %}`
+    Break(Span),
+    /// `{% continue %}`
+    Continue(Span),
+    /// `{% generation %}body{% endgeneration %}`
+    Generation(&'a [Stmt<'a>]),
+    /// `{% with a = x %}body{% endwith %}`
+    With {
+        assigns: &'a [(Target<'a>, Expr<'a>)],
+        body: &'a [Stmt<'a>],
+    },
+}

@@ -1,0 +1,501 @@
+//! The lexer: template source to tokens, with jinja2's whitespace control as transformers
+//! configures it (`trim_blocks` and `lstrip_blocks` on, `-` and `+` modifiers).
+//!
+//! Text between tags is found with memchr; the inside of a tag is tokenized by a logos lexer.
+//! Data tokens are sub-slices of the source (whitespace control only trims their ends), so
+//! they carry a span and nothing else.
+
+use logos::Logos;
+
+use crate::error::{err, Error};
+use crate::syntax::Span;
+
+/// A token of the template.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Tok<'s> {
+    /// Literal text to output.
+    Data,
+    /// `{{`
+    VarStart,
+    /// `}}`
+    VarEnd,
+    /// `{%`
+    BlockStart,
+    /// `%}`
+    BlockEnd,
+    /// A name or keyword.
+    Name(&'s str),
+    /// A string literal, unescaped.
+    Str(std::borrow::Cow<'s, str>),
+    /// An integer literal.
+    Int(i128),
+    /// A float literal.
+    Float(f64),
+    /// An operator or punctuation, as written.
+    Op(&'static str),
+    /// The content of a `{% raw %}` block, verbatim.
+    Raw,
+}
+
+/// A token with its span in the (newline-normalized) source.
+#[derive(Debug, Clone)]
+pub(crate) struct Token<'s> {
+    /// What it is.
+    pub(crate) tok: Tok<'s>,
+    /// Where it is.
+    pub(crate) span: Span,
+}
+
+/// Tokens inside `{{ }}` and `{% %}`.
+#[derive(Logos, Debug, Clone, Copy, PartialEq)]
+#[logos(skip r"[ \t\n\r\x0b\x0c]+")]
+enum Inner {
+    #[regex(r"[\p{XID_Start}_][\p{XID_Continue}]*")]
+    Name,
+    #[regex(r"[0-9][0-9_]*")]
+    Int,
+    #[regex(r"[0-9][0-9_]*\.[0-9][0-9_]*([eE][+-]?[0-9][0-9_]*)?")]
+    #[regex(r"[0-9][0-9_]*[eE][+-]?[0-9][0-9_]*")]
+    Float,
+    #[regex(r#"'([^'\\]|\\(.|\n))*'"#)]
+    #[regex(r#""([^"\\]|\\(.|\n))*""#)]
+    Str,
+    #[token("}}")]
+    VarEnd,
+    #[token("-}}")]
+    VarEndTrim,
+    #[token("%}")]
+    BlockEnd,
+    #[token("-%}")]
+    BlockEndTrim,
+    #[token("+%}")]
+    BlockEndKeep,
+    #[regex(r"\*\*|//|==|!=|<=|>=|[-+*/%~<>=()\[\]{}.,:|]")]
+    Op,
+}
+
+/// Which kind of tag is open.
+#[derive(Clone, Copy, PartialEq)]
+enum TagKind {
+    Var,
+    Block,
+    Comment,
+}
+
+/// Python's `str.isspace` for one character.
+pub(crate) fn py_isspace(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// Normalizes `\r\n` and `\r` to `\n` and drops one trailing newline, as jinja2 does with
+/// `keep_trailing_newline=False`.
+pub(crate) fn normalize(source: &str) -> String {
+    let mut s = if source.contains('\r') {
+        source.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        source.to_string()
+    };
+    if s.ends_with('\n') {
+        s.pop();
+    }
+    s
+}
+
+/// Tokenizes normalized `src`.
+pub(crate) fn tokenize(src: &str) -> Result<Vec<Token<'_>>, Error> {
+    Lexer {
+        src,
+        out: Vec::new(),
+    }
+    .run()
+}
+
+struct Lexer<'s> {
+    src: &'s str,
+    out: Vec<Token<'s>>,
+}
+
+impl<'s> Lexer<'s> {
+    fn run(mut self) -> Result<Vec<Token<'s>>, Error> {
+        let src = self.src;
+        let bytes = src.as_bytes();
+        let mut pos = 0;
+        // Whether the previous tag's end ended a line (jinja2's `line_starting`); true at the
+        // start of the template.
+        let mut line_starting = true;
+        // Strip all leading whitespace of the next data (after a `-` end modifier).
+        let mut strip_next = false;
+        loop {
+            let Some((tag_at, kind)) = find_tag(bytes, pos) else {
+                let mut start = pos;
+                if strip_next {
+                    start = skip_space(src, start);
+                }
+                self.data(start, src.len());
+                return Ok(self.out);
+            };
+            // The text before the tag, with whitespace control applied to both ends.
+            let mut start = pos;
+            if strip_next {
+                start = skip_space(src, start).min(tag_at);
+            }
+            let modifier = bytes.get(tag_at + 2).copied();
+            let mut end = tag_at;
+            if modifier == Some(b'-') {
+                end = trim_space_end(src, start, end);
+            } else if kind != TagKind::Var && modifier != Some(b'+') {
+                let text = &src[start..end];
+                let l_pos = text.rfind('\n').map(|i| i + 1);
+                if l_pos.is_some() || line_starting {
+                    let l = start + l_pos.unwrap_or(0);
+                    if src[l..end].bytes().all(|b| b == b' ' || b == b'\t') {
+                        end = l;
+                    }
+                }
+            }
+            self.data(start, end);
+            let body = tag_at + 2 + usize::from(matches!(modifier, Some(b'-' | b'+')));
+            let (after, end_mod) = match kind {
+                TagKind::Comment => self.comment(tag_at, body)?,
+                TagKind::Var | TagKind::Block => self.tag(tag_at, body, kind)?,
+            };
+            pos = after;
+            strip_next = end_mod == Some(b'-');
+            line_starting = false;
+            if !strip_next
+                && kind != TagKind::Var
+                && end_mod != Some(b'+')
+                && bytes.get(pos) == Some(&b'\n')
+            {
+                pos += 1;
+                line_starting = true;
+            }
+            if strip_next {
+                let skipped = skip_space(src, pos);
+                line_starting = skipped > pos && bytes[skipped - 1] == b'\n';
+            }
+            if kind == TagKind::Block {
+                if let Some(raw_end) = self.raw_block(pos)? {
+                    pos = raw_end.0;
+                    strip_next = raw_end.1 == Some(b'-');
+                    line_starting = false;
+                    if !strip_next && raw_end.1 != Some(b'+') && bytes.get(pos) == Some(&b'\n') {
+                        pos += 1;
+                        line_starting = true;
+                    }
+                }
+            }
+        }
+    }
+
+    fn data(&mut self, start: usize, end: usize) {
+        if end > start {
+            self.out.push(Token {
+                tok: Tok::Data,
+                span: Span::new(start, end),
+            });
+        }
+    }
+
+    /// Skips a comment; returns the offset after it and its end modifier.
+    fn comment(&mut self, tag_at: usize, body: usize) -> Result<(usize, Option<u8>), Error> {
+        let Some(rel) = memchr::memmem::find(&self.src.as_bytes()[body..], b"#}") else {
+            return Err(err!(Syntax, "missing end of comment tag").with_offset(self.src, tag_at));
+        };
+        let close = body + rel;
+        let modifier = match self.src.as_bytes()[..close].last() {
+            Some(b'-') if close > body => Some(b'-'),
+            Some(b'+') if close > body => Some(b'+'),
+            _ => None,
+        };
+        Ok((close + 2, modifier))
+    }
+
+    /// Tokenizes a `{{ }}` or `{% %}` tag; returns the offset after it and its end modifier.
+    fn tag(
+        &mut self,
+        tag_at: usize,
+        body: usize,
+        kind: TagKind,
+    ) -> Result<(usize, Option<u8>), Error> {
+        let src = self.src;
+        self.out.push(Token {
+            tok: if kind == TagKind::Var {
+                Tok::VarStart
+            } else {
+                Tok::BlockStart
+            },
+            span: Span::new(tag_at, body),
+        });
+        let mut lex = Inner::lexer(&src[body..]);
+        while let Some(t) = lex.next() {
+            let r = lex.span();
+            let (s, e) = (body + r.start, body + r.end);
+            let text = &src[s..e];
+            let span = Span::new(s, e);
+            let Ok(t) = t else {
+                let what = text.chars().next().unwrap_or(' ');
+                let msg = if what == '\'' || what == '"' {
+                    "unterminated string".to_string()
+                } else {
+                    format!("unexpected character {what:?}")
+                };
+                return Err(Error::new(crate::ErrorKind::Syntax, msg).with_offset(src, s));
+            };
+            let end = |m: Option<u8>, want: TagKind, tok: Tok<'s>, out: &mut Vec<Token<'s>>| {
+                if want != kind {
+                    return None;
+                }
+                out.push(Token { tok, span });
+                Some((e, m))
+            };
+            let finished = match t {
+                Inner::VarEnd => end(None, TagKind::Var, Tok::VarEnd, &mut self.out),
+                Inner::VarEndTrim => end(Some(b'-'), TagKind::Var, Tok::VarEnd, &mut self.out),
+                Inner::BlockEnd => end(None, TagKind::Block, Tok::BlockEnd, &mut self.out),
+                Inner::BlockEndTrim => {
+                    end(Some(b'-'), TagKind::Block, Tok::BlockEnd, &mut self.out)
+                }
+                Inner::BlockEndKeep => {
+                    end(Some(b'+'), TagKind::Block, Tok::BlockEnd, &mut self.out)
+                }
+                _ => None,
+            };
+            if let Some(done) = finished {
+                return Ok(done);
+            }
+            let tok = match t {
+                Inner::Name => Tok::Name(text),
+                Inner::Int => Tok::Int(text.replace('_', "").parse().map_err(|_| {
+                    err!(Overflow, "integer literal too large").with_offset(src, s)
+                })?),
+                Inner::Float => Tok::Float(text.replace('_', "").parse().unwrap_or(f64::INFINITY)),
+                Inner::Str => Tok::Str(unescape(&text[1..text.len() - 1])),
+                Inner::Op => Tok::Op(op_str(text)),
+                // An end marker of the other tag kind: jinja2 reads it as operators.
+                Inner::VarEnd | Inner::VarEndTrim => {
+                    return Err(err!(Syntax, "unexpected '}}}}'").with_offset(src, s));
+                }
+                Inner::BlockEnd | Inner::BlockEndTrim | Inner::BlockEndKeep => {
+                    return Err(err!(Syntax, "unexpected '%}}'").with_offset(src, s));
+                }
+            };
+            self.out.push(Token { tok, span });
+        }
+        let what = if kind == TagKind::Var { "'}}'" } else { "'%}'" };
+        Err(err!(Syntax, "unexpected end of template, expected {what}").with_offset(src, tag_at))
+    }
+
+    /// After a block tag: if it was `{% raw %}`, replaces its tokens with the verbatim text up
+    /// to `{% endraw %}` and returns where lexing resumes and the end tag's end modifier.
+    fn raw_block(&mut self, body_start: usize) -> Result<Option<(usize, Option<u8>)>, Error> {
+        let n = self.out.len();
+        if n < 3
+            || self.out[n - 2].tok != Tok::Name("raw")
+            || self.out[n - 3].tok != Tok::BlockStart
+        {
+            return Ok(None);
+        }
+        let open = self.out[n - 3].span;
+        self.out.truncate(n - 3);
+        let src = self.src;
+        let mut search = body_start;
+        while let Some(rel) = memchr::memmem::find(&src.as_bytes()[search..], b"{%") {
+            let at = search + rel;
+            let mut i = at + 2;
+            let modifier = src.as_bytes().get(i).copied();
+            if matches!(modifier, Some(b'-' | b'+')) {
+                i += 1;
+            }
+            let rest = &src[i..];
+            let trimmed = rest.trim_start();
+            if let Some(after) = trimmed.strip_prefix("endraw") {
+                let after_ws = after.trim_start();
+                let close_at = src.len() - after_ws.len();
+                let (end_mod, len) = if after_ws.starts_with("-%}") {
+                    (Some(b'-'), 3)
+                } else if after_ws.starts_with("+%}") {
+                    (Some(b'+'), 3)
+                } else if after_ws.starts_with("%}") {
+                    (None, 2)
+                } else {
+                    search = at + 2;
+                    continue;
+                };
+                let mut text_end = at;
+                if modifier == Some(b'-') {
+                    text_end = trim_space_end(src, body_start, text_end);
+                }
+                if text_end > body_start {
+                    self.out.push(Token {
+                        tok: Tok::Raw,
+                        span: Span::new(body_start, text_end),
+                    });
+                }
+                return Ok(Some((close_at + len, end_mod)));
+            }
+            search = at + 2;
+        }
+        Err(err!(Syntax, "missing endraw tag").with_offset(src, open.start as usize))
+    }
+}
+
+/// The next tag opener at or after `pos`.
+fn find_tag(bytes: &[u8], mut pos: usize) -> Option<(usize, TagKind)> {
+    while let Some(rel) = memchr::memchr(b'{', &bytes[pos..]) {
+        let at = pos + rel;
+        match bytes.get(at + 1) {
+            Some(b'{') => return Some((at, TagKind::Var)),
+            Some(b'%') => return Some((at, TagKind::Block)),
+            Some(b'#') => return Some((at, TagKind::Comment)),
+            _ => pos = at + 1,
+        }
+    }
+    None
+}
+
+/// The offset of the first non-whitespace character at or after `pos`.
+fn skip_space(src: &str, pos: usize) -> usize {
+    src[pos..]
+        .char_indices()
+        .find(|(_, c)| !py_isspace(*c))
+        .map_or(src.len(), |(i, _)| pos + i)
+}
+
+/// The end of `src[start..end]` with trailing whitespace removed.
+fn trim_space_end(src: &str, start: usize, end: usize) -> usize {
+    start + src[start..end].trim_end_matches(py_isspace).len()
+}
+
+fn op_str(text: &str) -> &'static str {
+    const OPS: [&str; 28] = [
+        "**", "//", "==", "!=", "<=", ">=", "-", "+", "*", "/", "%", "~", "<", ">", "=", "(", ")",
+        "[", "]", "{", "}", ".", ",", ":", "|", "", "", "",
+    ];
+    OPS.iter().copied().find(|o| *o == text).unwrap_or("?")
+}
+
+/// Decodes a string literal's body as jinja2 does (Python's `unicode-escape` after
+/// `backslashreplace`): known escapes are decoded, unknown ones kept with their backslash.
+pub(crate) fn unescape(body: &str) -> std::borrow::Cow<'_, str> {
+    if !body.contains('\\') {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(&e) = chars.peek() else {
+            out.push('\\');
+            break;
+        };
+        let simple = match e {
+            '\n' => Some(None),
+            '\\' => Some(Some('\\')),
+            '\'' => Some(Some('\'')),
+            '"' => Some(Some('"')),
+            'a' => Some(Some('\x07')),
+            'b' => Some(Some('\x08')),
+            'f' => Some(Some('\x0c')),
+            'n' => Some(Some('\n')),
+            'r' => Some(Some('\r')),
+            't' => Some(Some('\t')),
+            'v' => Some(Some('\x0b')),
+            _ => None,
+        };
+        if let Some(decoded) = simple {
+            chars.next();
+            out.extend(decoded);
+            continue;
+        }
+        let hex =
+            |n: usize, chars: &mut std::iter::Peekable<std::str::Chars<'_>>| -> Option<char> {
+                let mut look = chars.clone();
+                let mut v = 0u32;
+                for _ in 0..n {
+                    v = v * 16 + look.next()?.to_digit(16)?;
+                }
+                let c = char::from_u32(v)?;
+                *chars = look;
+                Some(c)
+            };
+        match e {
+            '0'..='7' => {
+                let mut v = 0u32;
+                for _ in 0..3 {
+                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            v = v * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(char::from_u32(v).unwrap_or('\u{fffd}'));
+            }
+            'x' | 'u' | 'U' => {
+                chars.next();
+                let n = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                match hex(n, &mut chars) {
+                    Some(c) => out.push(c),
+                    None => {
+                        out.push('\\');
+                        out.push(e);
+                    }
+                }
+            }
+            _ => out.push('\\'),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data_of(src: &str) -> Vec<String> {
+        let src = normalize(src);
+        tokenize(&src)
+            .unwrap()
+            .iter()
+            .filter(|t| t.tok == Tok::Data)
+            .map(|t| src[t.span.start as usize..t.span.end as usize].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn whitespace_control() {
+        // Expected text from jinja2 3.1.6 with trim_blocks and lstrip_blocks.
+        assert_eq!(
+            data_of("{# c #}\n  {% if 1 %}\n  a\n  {%- endif %}\nb"),
+            ["  a", "b"]
+        );
+        assert_eq!(
+            data_of("  {#- c #}  x {{ 1 }}  {% if 1 %}y{% endif %}"),
+            ["  x ", "  ", "y"]
+        );
+        assert_eq!(data_of("a\r\n  {% if x %}\r\nb\n"), ["a\n", "b"]);
+        assert_eq!(data_of("{{ x -}}  \n y {%+ if %}"), ["y "]);
+    }
+
+    #[test]
+    fn strings_decode_like_python() {
+        assert_eq!(unescape(r"a\nb\'\x41\u00e9\s"), "a\nb'Aé\\s");
+        assert_eq!(unescape(r"\101\0"), "A\0");
+    }
+
+    #[test]
+    fn errors_point_at_the_tag() {
+        let e = tokenize("ab\n {{ x").unwrap_err();
+        assert_eq!(e.location(), Some((2, 2)));
+        assert!(tokenize("{{ 'abc }}").is_err());
+    }
+}

@@ -1,0 +1,923 @@
+//! The parser: tokens to an AST in an arena, by recursive descent with jinja2's grammar and
+//! precedence. Nesting is bounded, so hostile sources end in an error, not a stack overflow.
+
+use bumpalo::Bump;
+
+use crate::error::{err, Error, ErrorKind, Limit};
+use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
+use crate::syntax::lexer::{Tok, Token};
+use crate::syntax::Span;
+use crate::value::ops::BinOp;
+
+/// Parses normalized `src` into statements allocated in `arena`.
+pub(crate) fn parse<'a>(
+    src: &'a str,
+    arena: &'a Bump,
+    max_nesting: usize,
+) -> Result<&'a [Stmt<'a>], Error> {
+    let toks = crate::syntax::lexer::tokenize(src)?;
+    let mut p = Parser {
+        src,
+        toks,
+        pos: 0,
+        arena,
+        depth: 0,
+        max_depth: max_nesting,
+    };
+    let (body, _) = p.body(&[])?;
+    Ok(body)
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    toks: Vec<Token<'a>>,
+    pos: usize,
+    arena: &'a Bump,
+    depth: usize,
+    max_depth: usize,
+}
+
+type PResult<T> = Result<T, Error>;
+
+impl<'a> Parser<'a> {
+    // ---- token helpers ----
+
+    fn peek(&self) -> Option<&Tok<'a>> {
+        self.toks.get(self.pos).map(|t| &t.tok)
+    }
+
+    fn peek_at(&self, n: usize) -> Option<&Tok<'a>> {
+        self.toks.get(self.pos + n).map(|t| &t.tok)
+    }
+
+    fn span(&self) -> Span {
+        match self.toks.get(self.pos) {
+            Some(t) => t.span,
+            None => Span::new(self.src.len(), self.src.len()),
+        }
+    }
+
+    fn prev_span(&self) -> Span {
+        self.pos
+            .checked_sub(1)
+            .and_then(|i| self.toks.get(i))
+            .map_or_else(|| self.span(), |t| t.span)
+    }
+
+    fn next(&mut self) -> Option<Token<'a>> {
+        let t = self.toks.get(self.pos).cloned();
+        self.pos += 1;
+        t
+    }
+
+    fn is_op(&self, op: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Op(o)) if *o == op)
+    }
+
+    fn is_name(&self, name: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Name(n)) if *n == name)
+    }
+
+    fn eat_op(&mut self, op: &str) -> bool {
+        let hit = self.is_op(op);
+        if hit {
+            self.pos += 1;
+        }
+        hit
+    }
+
+    fn eat_name(&mut self, name: &str) -> bool {
+        let hit = self.is_name(name);
+        if hit {
+            self.pos += 1;
+        }
+        hit
+    }
+
+    fn fail<T>(&self, what: &str) -> PResult<T> {
+        let found = describe(self.peek());
+        Err(err!(Syntax, "expected {what}, found {found}")
+            .with_offset(self.src, self.span().start as usize))
+    }
+
+    fn expect_op(&mut self, op: &str) -> PResult<()> {
+        if self.eat_op(op) {
+            Ok(())
+        } else {
+            self.fail(&format!("'{op}'"))
+        }
+    }
+
+    fn expect_name(&mut self) -> PResult<&'a str> {
+        match self.peek() {
+            Some(Tok::Name(n)) => {
+                let n = *n;
+                self.pos += 1;
+                Ok(n)
+            }
+            _ => self.fail("a name"),
+        }
+    }
+
+    fn expect_block_end(&mut self) -> PResult<()> {
+        if matches!(self.peek(), Some(Tok::BlockEnd)) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            self.fail("end of statement '%}'")
+        }
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(Error::new(
+                ErrorKind::Limit(Limit::Nesting),
+                format!("template nesting deeper than {}", self.max_depth),
+            )
+            .with_offset(self.src, self.span().start as usize));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    fn alloc<T>(&self, v: T) -> &'a T {
+        self.arena.alloc(v)
+    }
+
+    fn slice<T: Copy>(&self, v: Vec<T>) -> &'a [T] {
+        self.arena.alloc_slice_copy(&v)
+    }
+
+    fn expr(&self, kind: ExprKind<'a>, span: Span) -> Expr<'a> {
+        Expr { kind, span }
+    }
+
+    // ---- statements ----
+
+    /// Parses statements until one of the `ends` block tags (whose name is consumed and
+    /// returned) or the end of input (only when `ends` is empty).
+    fn body(&mut self, ends: &[&str]) -> PResult<(&'a [Stmt<'a>], &'a str)> {
+        self.enter()?;
+        let mut out = Vec::new();
+        loop {
+            let Some(tok) = self.next() else {
+                self.leave();
+                if ends.is_empty() {
+                    return Ok((self.slice(out), ""));
+                }
+                let want = ends
+                    .iter()
+                    .map(|e| format!("'{e}'"))
+                    .collect::<Vec<_>>()
+                    .join(" or ");
+                return Err(err!(Syntax, "unexpected end of template, expected {want}")
+                    .with_offset(self.src, self.src.len()));
+            };
+            match tok.tok {
+                Tok::Data | Tok::Raw => out.push(Stmt::Data(tok.span)),
+                Tok::VarStart => {
+                    let e = self.tuple(true)?;
+                    if !matches!(self.peek(), Some(Tok::VarEnd)) {
+                        return self.fail("end of print statement '}}'");
+                    }
+                    self.pos += 1;
+                    out.push(Stmt::Print(e));
+                }
+                Tok::BlockStart => {
+                    let name_span = self.span();
+                    let name = self.expect_name()?;
+                    if ends.contains(&name) {
+                        self.leave();
+                        return Ok((self.slice(out), name));
+                    }
+                    out.push(self.statement(name, name_span)?);
+                }
+                _ => {
+                    return Err(err!(Syntax, "unexpected {}", describe(Some(&tok.tok)))
+                        .with_offset(self.src, tok.span.start as usize))
+                }
+            }
+        }
+    }
+
+    fn statement(&mut self, name: &'a str, span: Span) -> PResult<Stmt<'a>> {
+        match name {
+            "for" => self.for_stmt(span),
+            "if" => self.if_stmt(),
+            "set" => self.set_stmt(),
+            "macro" => self.macro_stmt(span),
+            "call" => self.call_stmt(span),
+            "filter" => self.filter_stmt(),
+            "break" | "continue" => {
+                self.expect_block_end()?;
+                Ok(if name == "break" {
+                    Stmt::Break(span)
+                } else {
+                    Stmt::Continue(span)
+                })
+            }
+            "generation" => {
+                self.expect_block_end()?;
+                let (body, _) = self.body(&["endgeneration"])?;
+                self.expect_block_end()?;
+                Ok(Stmt::Generation(body))
+            }
+            "with" => self.with_stmt(),
+            "include" | "import" | "from" | "extends" | "block" | "do" | "autoescape" => Err(err!(
+                Syntax,
+                "the '{name}' statement is not supported (no chat template uses it)"
+            )
+            .with_offset(self.src, span.start as usize)),
+            _ => Err(err!(Syntax, "unknown statement '{name}'")
+                .with_offset(self.src, span.start as usize)),
+        }
+    }
+
+    fn for_stmt(&mut self, span: Span) -> PResult<Stmt<'a>> {
+        let target = self.target(false)?;
+        if !self.eat_name("in") {
+            return self.fail("'in'");
+        }
+        let iter = self.tuple(false)?;
+        let filter = if self.eat_name("if") {
+            Some(self.expression(true)?)
+        } else {
+            None
+        };
+        if self.eat_name("recursive") {
+            return Err(err!(Syntax, "recursive loops are not supported")
+                .with_offset(self.src, span.start as usize));
+        }
+        self.expect_block_end()?;
+        let (body, end) = self.body(&["endfor", "else"])?;
+        let otherwise = if end == "else" {
+            self.expect_block_end()?;
+            Some(self.body(&["endfor"])?.0)
+        } else {
+            None
+        };
+        self.expect_block_end()?;
+        Ok(Stmt::For {
+            target,
+            iter,
+            filter,
+            body,
+            otherwise,
+            span,
+        })
+    }
+
+    fn if_stmt(&mut self) -> PResult<Stmt<'a>> {
+        let mut branches = Vec::new();
+        let mut otherwise = None;
+        loop {
+            let cond = self.tuple(true)?;
+            self.expect_block_end()?;
+            let (body, end) = self.body(&["elif", "else", "endif"])?;
+            branches.push((cond, body));
+            match end {
+                "elif" => continue,
+                "else" => {
+                    self.expect_block_end()?;
+                    otherwise = Some(self.body(&["endif"])?.0);
+                    break;
+                }
+                _ => break,
+            }
+        }
+        self.expect_block_end()?;
+        Ok(Stmt::If {
+            branches: self.slice(branches),
+            otherwise,
+        })
+    }
+
+    fn set_stmt(&mut self) -> PResult<Stmt<'a>> {
+        let target = self.target(true)?;
+        if self.eat_op("=") {
+            let value = self.tuple(true)?;
+            self.expect_block_end()?;
+            return Ok(Stmt::Set { target, value });
+        }
+        let filter = if self.is_op("|") {
+            let hole = self.expr(ExprKind::Hole, self.span());
+            Some(self.filters(hole)?)
+        } else {
+            None
+        };
+        self.expect_block_end()?;
+        let (body, _) = self.body(&["endset"])?;
+        self.expect_block_end()?;
+        Ok(Stmt::SetBlock {
+            target,
+            filter,
+            body,
+        })
+    }
+
+    fn params(&mut self) -> PResult<&'a [(&'a str, Option<Expr<'a>>)]> {
+        let mut params = Vec::new();
+        self.expect_op("(")?;
+        while !self.eat_op(")") {
+            if !params.is_empty() {
+                self.expect_op(",")?;
+                if self.eat_op(")") {
+                    break;
+                }
+            }
+            let name = self.expect_name()?;
+            let default = if self.eat_op("=") {
+                Some(self.expression(true)?)
+            } else {
+                None
+            };
+            params.push((name, default));
+        }
+        Ok(self.slice(params))
+    }
+
+    fn macro_stmt(&mut self, span: Span) -> PResult<Stmt<'a>> {
+        let name = self.expect_name()?;
+        let params = self.params()?;
+        self.expect_block_end()?;
+        let (body, _) = self.body(&["endmacro"])?;
+        if matches!(self.peek(), Some(Tok::Name(_))) {
+            self.pos += 1;
+        }
+        self.expect_block_end()?;
+        Ok(Stmt::Macro(self.alloc(MacroDef {
+            name,
+            params,
+            body,
+            span,
+        })))
+    }
+
+    fn call_stmt(&mut self, span: Span) -> PResult<Stmt<'a>> {
+        let params = if self.is_op("(") { self.params()? } else { &[] };
+        let call = self.expression(true)?;
+        if !matches!(call.kind, ExprKind::Call(..)) {
+            return Err(err!(Syntax, "expected a call after 'call'")
+                .with_offset(self.src, call.span.start as usize));
+        }
+        self.expect_block_end()?;
+        let (body, _) = self.body(&["endcall"])?;
+        self.expect_block_end()?;
+        Ok(Stmt::CallBlock {
+            caller: self.alloc(MacroDef {
+                name: "caller",
+                params,
+                body,
+                span,
+            }),
+            call,
+        })
+    }
+
+    fn filter_stmt(&mut self) -> PResult<Stmt<'a>> {
+        let hole = self.expr(ExprKind::Hole, self.span());
+        let filter = self.filter_chain(hole, true)?;
+        self.expect_block_end()?;
+        let (body, _) = self.body(&["endfilter"])?;
+        self.expect_block_end()?;
+        Ok(Stmt::FilterBlock { filter, body })
+    }
+
+    fn with_stmt(&mut self) -> PResult<Stmt<'a>> {
+        let mut assigns = Vec::new();
+        while !matches!(self.peek(), Some(Tok::BlockEnd)) {
+            if !assigns.is_empty() {
+                self.expect_op(",")?;
+            }
+            let target = self.target(false)?;
+            self.expect_op("=")?;
+            assigns.push((target, self.expression(true)?));
+        }
+        self.expect_block_end()?;
+        let (body, _) = self.body(&["endwith"])?;
+        self.expect_block_end()?;
+        Ok(Stmt::With {
+            assigns: self.slice(assigns),
+            body,
+        })
+    }
+
+    /// An assignment target: a name, `ns.attr` (when `attr_ok`), or a tuple of names.
+    fn target(&mut self, attr_ok: bool) -> PResult<Target<'a>> {
+        let start = self.span();
+        let one = |p: &mut Self| -> PResult<Target<'a>> {
+            let s = p.span();
+            if p.eat_op("(") {
+                let t = p.target(false)?;
+                p.expect_op(")")?;
+                return Ok(t);
+            }
+            let name = p.expect_name()?;
+            if attr_ok && p.eat_op(".") {
+                let attr = p.expect_name()?;
+                return Ok(Target::Attr(name, attr, s.to(p.prev_span())));
+            }
+            Ok(Target::Name(name, s))
+        };
+        let first = one(self)?;
+        if !self.is_op(",") {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") {
+            if !matches!(self.peek(), Some(Tok::Name(_))) && !self.is_op("(") {
+                break;
+            }
+            items.push(one(self)?);
+        }
+        Ok(Target::Tuple(self.slice(items), start.to(self.prev_span())))
+    }
+
+    // ---- expressions ----
+
+    /// Comma-separated expressions: a tuple if there is a comma, else the one expression.
+    fn tuple(&mut self, condexpr: bool) -> PResult<Expr<'a>> {
+        let start = self.span();
+        let first = self.expression(condexpr)?;
+        if !self.is_op(",") {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") {
+            if self.at_expr_end() {
+                break;
+            }
+            items.push(self.expression(condexpr)?);
+        }
+        Ok(self.expr(
+            ExprKind::Tuple(self.slice(items)),
+            start.to(self.prev_span()),
+        ))
+    }
+
+    fn at_expr_end(&self) -> bool {
+        matches!(self.peek(), None | Some(Tok::VarEnd | Tok::BlockEnd))
+            || self.is_op(")")
+            || self.is_op("]")
+            || self.is_op("}")
+            || self.is_op("=")
+            || self.is_name("in")
+            || self.is_name("if")
+    }
+
+    fn expression(&mut self, condexpr: bool) -> PResult<Expr<'a>> {
+        self.enter()?;
+        let e = if condexpr { self.condexpr() } else { self.or() };
+        self.leave();
+        e
+    }
+
+    fn condexpr(&mut self) -> PResult<Expr<'a>> {
+        let mut then = self.or()?;
+        while self.eat_name("if") {
+            let cond = self.or()?;
+            let otherwise = if self.eat_name("else") {
+                let e = self.condexpr()?;
+                Some(&*self.alloc(e))
+            } else {
+                None
+            };
+            let span = then.span.to(self.prev_span());
+            then = self.expr(
+                ExprKind::Cond {
+                    cond: self.alloc(cond),
+                    then: self.alloc(then),
+                    otherwise,
+                },
+                span,
+            );
+        }
+        Ok(then)
+    }
+
+    fn or(&mut self) -> PResult<Expr<'a>> {
+        let mut left = self.and()?;
+        while self.eat_name("or") {
+            let right = self.and()?;
+            let span = left.span.to(right.span);
+            left = self.expr(ExprKind::Or(self.alloc(left), self.alloc(right)), span);
+        }
+        Ok(left)
+    }
+
+    fn and(&mut self) -> PResult<Expr<'a>> {
+        let mut left = self.not()?;
+        while self.eat_name("and") {
+            let right = self.not()?;
+            let span = left.span.to(right.span);
+            left = self.expr(ExprKind::And(self.alloc(left), self.alloc(right)), span);
+        }
+        Ok(left)
+    }
+
+    fn not(&mut self) -> PResult<Expr<'a>> {
+        if self.is_name("not") {
+            let span = self.span();
+            self.pos += 1;
+            self.enter()?;
+            let inner = self.not()?;
+            self.leave();
+            let span = span.to(inner.span);
+            return Ok(self.expr(ExprKind::Unary(UnOp::Not, self.alloc(inner)), span));
+        }
+        self.compare()
+    }
+
+    fn compare(&mut self) -> PResult<Expr<'a>> {
+        let left = self.math1()?;
+        let mut ops = Vec::new();
+        loop {
+            let op = match self.peek() {
+                Some(Tok::Op("==")) => Cmp::Eq,
+                Some(Tok::Op("!=")) => Cmp::Ne,
+                Some(Tok::Op("<")) => Cmp::Lt,
+                Some(Tok::Op("<=")) => Cmp::Le,
+                Some(Tok::Op(">")) => Cmp::Gt,
+                Some(Tok::Op(">=")) => Cmp::Ge,
+                Some(Tok::Name("in")) => Cmp::In,
+                Some(Tok::Name("not")) if matches!(self.peek_at(1), Some(Tok::Name("in"))) => {
+                    self.pos += 1;
+                    Cmp::NotIn
+                }
+                _ => break,
+            };
+            self.pos += 1;
+            ops.push((op, self.math1()?));
+        }
+        if ops.is_empty() {
+            return Ok(left);
+        }
+        let span = left.span.to(self.prev_span());
+        Ok(self.expr(ExprKind::Compare(self.alloc(left), self.slice(ops)), span))
+    }
+
+    fn binary(
+        &mut self,
+        next: fn(&mut Self) -> PResult<Expr<'a>>,
+        ops: &[(&str, BinOp)],
+    ) -> PResult<Expr<'a>> {
+        let mut left = next(self)?;
+        'outer: loop {
+            for (tok, op) in ops {
+                if self.eat_op(tok) {
+                    let right = next(self)?;
+                    let span = left.span.to(right.span);
+                    left = self.expr(
+                        ExprKind::Bin(*op, self.alloc(left), self.alloc(right)),
+                        span,
+                    );
+                    continue 'outer;
+                }
+            }
+            return Ok(left);
+        }
+    }
+
+    fn math1(&mut self) -> PResult<Expr<'a>> {
+        self.binary(Self::concat, &[("+", BinOp::Add), ("-", BinOp::Sub)])
+    }
+
+    fn concat(&mut self) -> PResult<Expr<'a>> {
+        self.binary(Self::math2, &[("~", BinOp::Concat)])
+    }
+
+    fn math2(&mut self) -> PResult<Expr<'a>> {
+        self.binary(
+            Self::pow,
+            &[
+                ("*", BinOp::Mul),
+                ("/", BinOp::Div),
+                ("//", BinOp::FloorDiv),
+                ("%", BinOp::Mod),
+            ],
+        )
+    }
+
+    fn pow(&mut self) -> PResult<Expr<'a>> {
+        self.binary(|p| p.unary(true), &[("**", BinOp::Pow)])
+    }
+
+    fn unary(&mut self, with_filter: bool) -> PResult<Expr<'a>> {
+        self.enter()?;
+        let span = self.span();
+        let node = if self.eat_op("-") || self.eat_op("+") {
+            let op = if matches!(
+                self.toks.get(self.pos - 1).map(|t| &t.tok),
+                Some(Tok::Op("-"))
+            ) {
+                UnOp::Neg
+            } else {
+                UnOp::Pos
+            };
+            let inner = self.unary(false)?;
+            let span = span.to(inner.span);
+            self.expr(ExprKind::Unary(op, self.alloc(inner)), span)
+        } else {
+            self.primary()?
+        };
+        let node = self.postfix(node)?;
+        let node = if with_filter {
+            self.filter_expr(node)?
+        } else {
+            node
+        };
+        self.leave();
+        Ok(node)
+    }
+
+    fn primary(&mut self) -> PResult<Expr<'a>> {
+        let span = self.span();
+        let Some(tok) = self.next() else {
+            return Err(
+                err!(Syntax, "unexpected end of template").with_offset(self.src, self.src.len())
+            );
+        };
+        let kind = match tok.tok {
+            Tok::Name("true" | "True") => ExprKind::Lit(Lit::Bool(true)),
+            Tok::Name("false" | "False") => ExprKind::Lit(Lit::Bool(false)),
+            Tok::Name("none" | "None") => ExprKind::Lit(Lit::None),
+            Tok::Name(n) => ExprKind::Name(n),
+            Tok::Str(s) => {
+                let mut text = s.into_owned();
+                while let Some(Tok::Str(more)) = self.peek() {
+                    text.push_str(more);
+                    self.pos += 1;
+                }
+                ExprKind::Lit(Lit::Str(self.arena.alloc_str(&text)))
+            }
+            Tok::Int(i) => ExprKind::Lit(Lit::Int(i)),
+            Tok::Float(f) => ExprKind::Lit(Lit::Float(f)),
+            Tok::Op("(") => {
+                if self.eat_op(")") {
+                    ExprKind::Tuple(&[])
+                } else {
+                    let first = self.expression(true)?;
+                    if self.eat_op(")") {
+                        return Ok(first);
+                    }
+                    let mut items = vec![first];
+                    while self.eat_op(",") {
+                        if self.is_op(")") {
+                            break;
+                        }
+                        items.push(self.expression(true)?);
+                    }
+                    self.expect_op(")")?;
+                    ExprKind::Tuple(self.slice(items))
+                }
+            }
+            Tok::Op("[") => {
+                let mut items = Vec::new();
+                while !self.eat_op("]") {
+                    if !items.is_empty() {
+                        self.expect_op(",")?;
+                        if self.eat_op("]") {
+                            break;
+                        }
+                    }
+                    items.push(self.expression(true)?);
+                }
+                ExprKind::List(self.slice(items))
+            }
+            Tok::Op("{") => {
+                let mut items = Vec::new();
+                while !self.eat_op("}") {
+                    if !items.is_empty() {
+                        self.expect_op(",")?;
+                        if self.eat_op("}") {
+                            break;
+                        }
+                    }
+                    let k = self.expression(true)?;
+                    self.expect_op(":")?;
+                    items.push((k, self.expression(true)?));
+                }
+                ExprKind::Dict(self.slice(items))
+            }
+            other => {
+                return Err(err!(Syntax, "unexpected {}", describe(Some(&other)))
+                    .with_offset(self.src, span.start as usize))
+            }
+        };
+        Ok(self.expr(kind, span.to(self.prev_span())))
+    }
+
+    fn postfix(&mut self, mut node: Expr<'a>) -> PResult<Expr<'a>> {
+        loop {
+            if self.eat_op(".") {
+                let kind = match self.next().map(|t| t.tok) {
+                    Some(Tok::Name(n)) => ExprKind::Attr(self.alloc(node), n),
+                    Some(Tok::Int(i)) => {
+                        let key = self.expr(ExprKind::Lit(Lit::Int(i)), self.prev_span());
+                        ExprKind::Item(self.alloc(node), self.alloc(key))
+                    }
+                    _ => {
+                        self.pos -= 1;
+                        return self.fail("an attribute name");
+                    }
+                };
+                node = self.expr(kind, node.span.to(self.prev_span()));
+            } else if self.eat_op("[") {
+                node = self.subscript(node)?;
+            } else if self.is_op("(") {
+                node = self.call(node)?;
+            } else {
+                return Ok(node);
+            }
+        }
+    }
+
+    fn subscript(&mut self, node: Expr<'a>) -> PResult<Expr<'a>> {
+        let mut parts: [Option<&'a Expr<'a>>; 3] = [None; 3];
+        let mut is_slice = false;
+        let mut idx = 0;
+        let mut keys = Vec::new();
+        loop {
+            if self.is_op(":") {
+                is_slice = true;
+                self.pos += 1;
+                idx += 1;
+                if idx > 2 {
+                    return self.fail("']'");
+                }
+                continue;
+            }
+            if self.is_op("]") {
+                self.pos += 1;
+                break;
+            }
+            if self.is_op(",") && !is_slice {
+                self.pos += 1;
+                continue;
+            }
+            let e = self.expression(true)?;
+            if is_slice || self.is_op(":") {
+                parts[idx] = Some(self.alloc(e));
+            } else {
+                keys.push(e);
+            }
+        }
+        let span = node.span.to(self.prev_span());
+        if is_slice {
+            return Ok(self.expr(ExprKind::Slice(self.alloc(node), parts), span));
+        }
+        let key = match keys.len() {
+            0 => return self.fail("a subscript"),
+            1 => keys[0],
+            _ => self.expr(ExprKind::Tuple(self.slice(keys)), span),
+        };
+        Ok(self.expr(ExprKind::Item(self.alloc(node), self.alloc(key)), span))
+    }
+
+    fn args(&mut self) -> PResult<Args<'a>> {
+        self.expect_op("(")?;
+        let mut pos = Vec::new();
+        let mut kw = Vec::new();
+        while !self.eat_op(")") {
+            if !pos.is_empty() || !kw.is_empty() {
+                self.expect_op(",")?;
+                if self.eat_op(")") {
+                    break;
+                }
+            }
+            if self.is_op("*") || self.is_op("**") {
+                return Err(
+                    err!(Syntax, "*args and **kwargs in calls are not supported")
+                        .with_offset(self.src, self.span().start as usize),
+                );
+            }
+            if let (Some(Tok::Name(n)), Some(Tok::Op("="))) = (self.peek(), self.peek_at(1)) {
+                let n = *n;
+                self.pos += 2;
+                kw.push((n, self.expression(true)?));
+            } else {
+                if !kw.is_empty() {
+                    return self.fail("a keyword argument (positional after keyword)");
+                }
+                pos.push(self.expression(true)?);
+            }
+        }
+        Ok(Args {
+            pos: self.slice(pos),
+            kw: self.slice(kw),
+        })
+    }
+
+    fn call(&mut self, node: Expr<'a>) -> PResult<Expr<'a>> {
+        let args = self.args()?;
+        let span = node.span.to(self.prev_span());
+        Ok(self.expr(ExprKind::Call(self.alloc(node), args), span))
+    }
+
+    fn filter_expr(&mut self, mut node: Expr<'a>) -> PResult<Expr<'a>> {
+        loop {
+            if self.is_op("|") {
+                node = self.filters(node)?;
+            } else if self.is_name("is") {
+                node = self.test(node)?;
+            } else if self.is_op("(") {
+                node = self.call(node)?;
+            } else {
+                return Ok(node);
+            }
+        }
+    }
+
+    /// `|f(args)|g ...` applied to `node`.
+    fn filters(&mut self, mut node: Expr<'a>) -> PResult<Expr<'a>> {
+        while self.eat_op("|") {
+            node = self.filter_chain(node, false)?;
+        }
+        Ok(node)
+    }
+
+    /// One filter (`first` = the `{% filter %}` tag's form), then any `|more`.
+    fn filter_chain(&mut self, node: Expr<'a>, first: bool) -> PResult<Expr<'a>> {
+        let mut name_span = self.span();
+        let mut name = self.expect_name()?;
+        while self.eat_op(".") {
+            let part = self.expect_name()?;
+            name_span = name_span.to(self.prev_span());
+            name = self.arena.alloc_str(&format!("{name}.{part}"));
+        }
+        let args = if self.is_op("(") {
+            self.args()?
+        } else {
+            Args::default()
+        };
+        let span = node.span.to(name_span).to(self.prev_span());
+        let node = self.expr(ExprKind::Filter(self.alloc(node), name, args), span);
+        if first {
+            self.filters(node)
+        } else {
+            Ok(node)
+        }
+    }
+
+    fn test(&mut self, value: Expr<'a>) -> PResult<Expr<'a>> {
+        self.pos += 1; // `is`
+        let negated = self.eat_name("not");
+        let mut name = self.expect_name()?;
+        while self.eat_op(".") {
+            let part = self.expect_name()?;
+            name = self.arena.alloc_str(&format!("{name}.{part}"));
+        }
+        let args = if self.is_op("(") {
+            self.args()?
+        } else if self.test_arg_follows() {
+            let arg = self.primary()?;
+            let arg = self.postfix(arg)?;
+            Args {
+                pos: self.slice(vec![arg]),
+                kw: &[],
+            }
+        } else {
+            Args::default()
+        };
+        let span = value.span.to(self.prev_span());
+        Ok(self.expr(
+            ExprKind::Test {
+                value: self.alloc(value),
+                name,
+                args,
+                negated,
+            },
+            span,
+        ))
+    }
+
+    /// jinja2 takes one argument without parentheses after a test name when a primary follows.
+    fn test_arg_follows(&self) -> bool {
+        match self.peek() {
+            Some(Tok::Name(n)) => !matches!(*n, "else" | "or" | "and"),
+            Some(Tok::Str(_) | Tok::Int(_) | Tok::Float(_)) => true,
+            Some(Tok::Op("[" | "{")) => true,
+            _ => false,
+        }
+    }
+}
+
+fn describe(tok: Option<&Tok<'_>>) -> String {
+    match tok {
+        None => "end of template".into(),
+        Some(Tok::Data) | Some(Tok::Raw) => "template text".into(),
+        Some(Tok::VarStart) => "'{{'".into(),
+        Some(Tok::VarEnd) => "'}}'".into(),
+        Some(Tok::BlockStart) => "'{%'".into(),
+        Some(Tok::BlockEnd) => "'%}'".into(),
+        Some(Tok::Name(n)) => format!("'{n}'"),
+        Some(Tok::Str(_)) => "a string".into(),
+        Some(Tok::Int(i)) => format!("'{i}'"),
+        Some(Tok::Float(f)) => format!("'{f}'"),
+        Some(Tok::Op(o)) => format!("'{o}'"),
+    }
+}

@@ -1,0 +1,153 @@
+//! Calls: macros (a new frame whose output is captured), methods and global functions.
+
+use crate::error::{err, Error, ErrorKind, Limit};
+use crate::value::{ops, Callable, Value};
+use crate::vm::run::{Frame, Vm};
+
+impl<'a, 'o> Vm<'a, 'o> {
+    /// Calls `callee`; a macro call switches `pc` into the macro, anything else pushes its
+    /// result at once.
+    pub(super) fn call(
+        &mut self,
+        callee: Value<'a>,
+        args: &[Value<'a>],
+        kwargs: &[(&'a str, Value<'a>)],
+        pc: &mut usize,
+    ) -> Result<(), Error> {
+        let ctx = self.ctx;
+        let v = match callee {
+            Value::Callable(c) => match *c {
+                Callable::Macro { id, env } => return self.enter_macro(id, env, args, kwargs, pc),
+                Callable::Method { recv, name } => {
+                    crate::builtins::call_method(ctx, recv, name, args, kwargs)?
+                }
+                Callable::Global(g) => crate::builtins::call_global(ctx, g, args, kwargs)?,
+                Callable::Cycle(l) => cycle(l.index0.get(), args)?,
+            },
+            Value::Undefined(_) => return Err(ops::undefined_error(&callee)),
+            other => return Err(err!(Type, "'{}' object is not callable", other.type_name())),
+        };
+        self.stack.push(v);
+        Ok(())
+    }
+
+    /// `recv.name(args)`: a method when the receiver's type has one, else the attribute called.
+    pub(super) fn call_method(
+        &mut self,
+        recv: Value<'a>,
+        name: &'a str,
+        args: &[Value<'a>],
+        kwargs: &[(&'a str, Value<'a>)],
+        pc: &mut usize,
+    ) -> Result<(), Error> {
+        if let Value::Loop(l) = recv {
+            if name == "cycle" {
+                let v = cycle(l.index0.get(), args)?;
+                self.stack.push(v);
+                return Ok(());
+            }
+        }
+        if crate::builtins::has_method(&recv, name) {
+            let v = crate::builtins::call_method(self.ctx, recv, name, args, kwargs)?;
+            self.stack.push(v);
+            return Ok(());
+        }
+        let f = ops::getattr(self.ctx, recv, name)?;
+        self.call(f, args, kwargs, pc)
+    }
+
+    fn enter_macro(
+        &mut self,
+        id: u32,
+        env: u32,
+        args: &[Value<'a>],
+        kwargs: &[(&'a str, Value<'a>)],
+        pc: &mut usize,
+    ) -> Result<(), Error> {
+        let prog = self.prog;
+        let Some(info) = prog.macros.get(id as usize) else {
+            return Err(err!(Runtime, "internal: no macro {id}"));
+        };
+        if self.frames.len() > self.limits.max_depth {
+            return Err(Error::new(
+                ErrorKind::Limit(Limit::Depth),
+                format!("macro calls nested deeper than {}", self.limits.max_depth),
+            ));
+        }
+        let params = &info.params;
+        if args.len() > params.len() {
+            return Err(err!(
+                Type,
+                "macro '{}' takes not more than {} argument(s)",
+                info.name,
+                params.len()
+            ));
+        }
+        let base = self.slots.len();
+        self.slots
+            .resize(base + info.slots as usize, Value::UNDEFINED);
+        let mut bound = 0u64;
+        for (i, v) in args.iter().enumerate() {
+            self.slots[base + i] = *v;
+            bound |= 1 << (i & 63);
+        }
+        for (name, v) in kwargs {
+            match params
+                .iter()
+                .position(|p| &*prog.strs[*p as usize] == *name)
+            {
+                Some(i) => {
+                    self.slots[base + i] = *v;
+                    bound |= 1 << (i & 63);
+                }
+                None if *name == "caller" && info.caller_slot != crate::compile::NONE16 => {
+                    self.slots[base + usize::from(info.caller_slot)] = *v;
+                }
+                None => {
+                    self.slots.truncate(base);
+                    return Err(err!(
+                        Type,
+                        "macro '{}' takes no keyword argument '{name}'",
+                        info.name
+                    ));
+                }
+            }
+        }
+        self.frames.push(Frame {
+            base: base as u32,
+            env,
+            ret_pc: *pc as u32,
+            capture: self.out.len() as u32,
+            bound,
+            loops: self.loops.len() as u32,
+        });
+        *pc = info.entry as usize;
+        Ok(())
+    }
+
+    /// Leaves a macro: its output becomes a string value for the caller.
+    pub(super) fn ret(&mut self, pc: &mut usize) -> Result<(), Error> {
+        let Some(frame) = self.frames.pop() else {
+            return Err(err!(Runtime, "internal: return outside a macro"));
+        };
+        let start = frame.capture as usize;
+        let text = self
+            .ctx
+            .arena
+            .alloc_str(self.out.get(start..).unwrap_or(""));
+        self.out.truncate(start);
+        self.slots.truncate(frame.base as usize);
+        self.loops.truncate(frame.loops as usize);
+        *pc = frame.ret_pc as usize;
+        self.stack.push(Value::Str(text));
+        Ok(())
+    }
+}
+
+/// `loop.cycle(a, b, ...)` at 0-based index `i`.
+fn cycle<'a>(i: usize, args: &[Value<'a>]) -> Result<Value<'a>, Error> {
+    if args.is_empty() {
+        return Err(err!(Type, "no items for cycling given"));
+    }
+    Ok(args[i % args.len()])
+}

@@ -1,0 +1,548 @@
+//! The dispatch loop.
+
+use smallvec::SmallVec;
+
+use crate::compile::{Const, Instr, LoopField, Program, NONE16};
+use crate::error::{err, Error, ErrorKind, Limit};
+use crate::template::Limits;
+use crate::value::{fmt, ops, Callable, Ctx, LoopState, Value};
+
+/// A running for loop.
+pub(super) struct LoopRun<'a> {
+    pub(super) items: &'a [Value<'a>],
+    pub(super) next: usize,
+    pub(super) state: Option<&'a LoopState<'a>>,
+}
+
+/// A macro call in progress (the template body is frame 0).
+pub(super) struct Frame {
+    /// First slot of this frame.
+    pub(super) base: u32,
+    /// First slot of the frame that defined the macro.
+    pub(super) env: u32,
+    /// Where to continue after `Return`.
+    pub(super) ret_pc: u32,
+    /// Output length when the call began: the macro's output is what follows.
+    pub(super) capture: u32,
+    /// Bit `i`: parameter `i` was passed.
+    pub(super) bound: u64,
+    /// Loops running when the call began.
+    pub(super) loops: u32,
+}
+
+/// The machine state of one render.
+pub(super) struct Vm<'a, 'o> {
+    pub(super) prog: &'a Program,
+    pub(super) ctx: &'o Ctx<'a>,
+    pub(super) globals: &'o [Value<'a>],
+    pub(super) out: &'o mut String,
+    pub(super) stack: Vec<Value<'a>>,
+    pub(super) slots: Vec<Value<'a>>,
+    pub(super) frames: Vec<Frame>,
+    pub(super) loops: Vec<LoopRun<'a>>,
+    pub(super) collects: Vec<Vec<Value<'a>>>,
+    pub(super) captures: Vec<usize>,
+    pub(super) generation: Vec<(usize, usize)>,
+    pub(super) gen_open: Vec<usize>,
+    pub(super) limits: &'o Limits,
+    pub(super) out_start: usize,
+}
+
+/// Runs `prog`; returns the byte ranges of `out` produced inside `{% generation %}` blocks.
+pub(crate) fn run<'a>(
+    prog: &'a Program,
+    ctx: &Ctx<'a>,
+    globals: &[Value<'a>],
+    out: &mut String,
+    limits: &Limits,
+) -> Result<Vec<(usize, usize)>, Error> {
+    let out_start = out.len();
+    let mut vm = Vm {
+        prog,
+        ctx,
+        globals,
+        out,
+        stack: Vec::with_capacity(32),
+        slots: vec![Value::UNDEFINED; prog.root_slots as usize],
+        frames: vec![Frame {
+            base: 0,
+            env: 0,
+            ret_pc: 0,
+            capture: 0,
+            bound: 0,
+            loops: 0,
+        }],
+        loops: Vec::new(),
+        collects: Vec::new(),
+        captures: Vec::new(),
+        generation: Vec::new(),
+        gen_open: Vec::new(),
+        limits,
+        out_start,
+    };
+    let mut pc = 0usize;
+    match vm.exec(&mut pc) {
+        Ok(()) => Ok(vm.generation),
+        Err(e) => {
+            vm.out.truncate(out_start);
+            Err(e.with_offset(&prog.source, prog.offset_of(pc)))
+        }
+    }
+}
+
+impl<'a, 'o> Vm<'a, 'o> {
+    #[inline]
+    pub(super) fn pop(&mut self) -> Value<'a> {
+        self.stack.pop().unwrap_or(Value::UNDEFINED)
+    }
+
+    #[inline]
+    fn push(&mut self, v: Value<'a>) {
+        self.stack.push(v);
+    }
+
+    #[inline]
+    fn base(&self) -> usize {
+        self.frames.last().map_or(0, |f| f.base as usize)
+    }
+
+    #[inline]
+    fn slot(&self, i: u16) -> Value<'a> {
+        self.slots
+            .get(self.base() + usize::from(i))
+            .copied()
+            .unwrap_or(Value::UNDEFINED)
+    }
+
+    fn check_output(&self) -> Result<(), Error> {
+        if self.out.len() - self.out_start > self.limits.max_output {
+            return Err(Error::new(
+                ErrorKind::Limit(Limit::Output),
+                format!("output larger than {} bytes", self.limits.max_output),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_size(&self, v: &Value<'a>) -> Result<(), Error> {
+        let big = match v {
+            Value::Str(s) => s.len() > self.limits.max_output,
+            Value::List(l) | Value::Tuple(l) => l.len() > self.limits.max_output / 8,
+            _ => false,
+        };
+        if big || self.ctx.arena.allocated_bytes() > self.limits.max_output.saturating_mul(4) {
+            return Err(Error::new(
+                ErrorKind::Limit(Limit::Output),
+                format!(
+                    "a value larger than the output limit ({} bytes)",
+                    self.limits.max_output
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn exec(&mut self, pc: &mut usize) -> Result<(), Error> {
+        let prog = self.prog;
+        let ctx = self.ctx;
+        let code = &prog.code[..];
+        let mut fuel = self.limits.fuel;
+        loop {
+            let Some(&instr) = code.get(*pc) else {
+                return Err(err!(Runtime, "internal: jump out of the program"));
+            };
+            if fuel == 0 {
+                return Err(Error::new(
+                    ErrorKind::Limit(Limit::Fuel),
+                    format!(
+                        "the render took more than {} instructions",
+                        self.limits.fuel
+                    ),
+                ));
+            }
+            fuel -= 1;
+            *pc += 1;
+            match instr {
+                Instr::EmitRaw(s, e) => {
+                    self.out
+                        .push_str(prog.source.get(s as usize..e as usize).unwrap_or(""));
+                    self.check_output()?;
+                }
+                Instr::EmitStr(i) => {
+                    self.out.push_str(&prog.strs[i as usize]);
+                    self.check_output()?;
+                }
+                Instr::Emit => {
+                    let v = self.pop();
+                    fmt::write_str(self.out, &v);
+                    self.check_output()?;
+                }
+                Instr::Const(i) => {
+                    let v = match prog.consts[i as usize] {
+                        Const::None => Value::None,
+                        Const::Bool(b) => Value::Bool(b),
+                        Const::Int(i) => Value::Int(i),
+                        Const::Big(i) => ctx.int(i),
+                        Const::Float(f) => Value::Float(f),
+                    };
+                    self.push(v);
+                }
+                Instr::Str(i) => self.push(Value::Str(&prog.strs[i as usize])),
+                Instr::Undefined => self.push(Value::UNDEFINED),
+                Instr::Load(i) => {
+                    let v = self.slot(i);
+                    self.push(v);
+                }
+                Instr::Store(i) => {
+                    let v = self.pop();
+                    let at = self.base() + usize::from(i);
+                    if let Some(slot) = self.slots.get_mut(at) {
+                        *slot = v;
+                    }
+                }
+                Instr::LoadUp(i) => {
+                    let env = self.frames.last().map_or(0, |f| f.env as usize);
+                    let v = self
+                        .slots
+                        .get(env + usize::from(i))
+                        .copied()
+                        .unwrap_or(Value::UNDEFINED);
+                    self.push(v);
+                }
+                Instr::LoadGlobal(i) => {
+                    let v = self
+                        .globals
+                        .get(usize::from(i))
+                        .copied()
+                        .unwrap_or(Value::UNDEFINED);
+                    self.push(v);
+                }
+                Instr::LoopAttr(slot, field) => {
+                    let v = match self.slot(slot) {
+                        Value::Loop(l) => loop_attr(l, field),
+                        other => ops::getattr(ctx, other, field_name(field))?,
+                    };
+                    self.push(v);
+                }
+                Instr::Attr(i) => {
+                    let obj = self.pop();
+                    let v = ops::getattr(ctx, obj, &prog.strs[i as usize])?;
+                    self.push(v);
+                }
+                Instr::Item => {
+                    let key = self.pop();
+                    let obj = self.pop();
+                    let v = ops::getitem(ctx, obj, key)?;
+                    self.push(v);
+                }
+                Instr::Slice(flags) => {
+                    let mut parts = [Value::None; 3];
+                    for i in (0..3).rev() {
+                        if flags & (1 << i) != 0 {
+                            parts[i] = self.pop();
+                        }
+                    }
+                    let obj = self.pop();
+                    let v = ops::slice(ctx, obj, parts[0], parts[1], parts[2])?;
+                    self.push(v);
+                }
+                Instr::Bin(op) => {
+                    let b = self.pop();
+                    let a = self.pop();
+                    let v = ops::binop(ctx, op, a, b)?;
+                    self.check_size(&v)?;
+                    self.push(v);
+                }
+                Instr::Cmp(op) => {
+                    let b = self.pop();
+                    let a = self.pop();
+                    let r = ops::compare(op, &a, &b)?;
+                    self.push(Value::Bool(r));
+                }
+                Instr::Eq => {
+                    let b = self.pop();
+                    let a = self.pop();
+                    self.push(Value::Bool(ops::eq(&a, &b)));
+                }
+                Instr::Ne => {
+                    let b = self.pop();
+                    let a = self.pop();
+                    self.push(Value::Bool(!ops::eq(&a, &b)));
+                }
+                Instr::In(negated) => {
+                    let b = self.pop();
+                    let a = self.pop();
+                    let r = ops::contains(ctx, b, a)?;
+                    self.push(Value::Bool(r != negated));
+                }
+                Instr::Not => {
+                    let v = self.pop();
+                    self.push(Value::Bool(!v.is_true()));
+                }
+                Instr::Neg => {
+                    let v = self.pop();
+                    let r = ops::neg(ctx, v)?;
+                    self.push(r);
+                }
+                Instr::Pos => {
+                    let v = self.pop();
+                    let r = ops::pos(ctx, v)?;
+                    self.push(r);
+                }
+                Instr::Dup => {
+                    let v = self.stack.last().copied().unwrap_or(Value::UNDEFINED);
+                    self.push(v);
+                }
+                Instr::Pop => {
+                    self.pop();
+                }
+                Instr::Jump(t) => *pc = t as usize,
+                Instr::JumpIfFalse(t) => {
+                    if !self.pop().is_true() {
+                        *pc = t as usize;
+                    }
+                }
+                Instr::JumpIfFalseOrPop(t) => {
+                    if self.stack.last().is_some_and(|v| !v.is_true()) {
+                        *pc = t as usize;
+                    } else {
+                        self.pop();
+                    }
+                }
+                Instr::JumpIfTrueOrPop(t) => {
+                    if self.stack.last().is_some_and(|v| v.is_true()) {
+                        *pc = t as usize;
+                    } else {
+                        self.pop();
+                    }
+                }
+                Instr::List(n) | Instr::Tuple(n) => {
+                    let at = self.stack.len().saturating_sub(n as usize);
+                    let items = ctx.arena.alloc_slice_copy(&self.stack[at..]);
+                    self.stack.truncate(at);
+                    self.push(if matches!(instr, Instr::List(_)) {
+                        Value::List(items)
+                    } else {
+                        Value::Tuple(items)
+                    });
+                }
+                Instr::Dict(n) => {
+                    let at = self.stack.len().saturating_sub(2 * n as usize);
+                    let mut pairs: bumpalo::collections::Vec<'a, (Value<'a>, Value<'a>)> =
+                        bumpalo::collections::Vec::with_capacity_in(n as usize, ctx.arena);
+                    for kv in self.stack[at..].chunks_exact(2) {
+                        let (k, v) = (kv[0], kv[1]);
+                        match pairs.iter_mut().find(|(pk, _)| ops::eq(pk, &k)) {
+                            Some(p) => p.1 = v,
+                            None => pairs.push((k, v)),
+                        }
+                    }
+                    self.stack.truncate(at);
+                    self.push(Value::Dict(pairs.into_bump_slice()));
+                }
+                Instr::Filter { f, argc, kw } => {
+                    let (args, kwargs) = self.take_args(argc, kw);
+                    let value = self.pop();
+                    let v = (prog.filters[usize::from(f)])(ctx, value, &args, &kwargs)?;
+                    self.check_size(&v)?;
+                    self.push(v);
+                }
+                Instr::Test { t, argc, neg } => {
+                    let (args, _) = self.take_args(argc, NONE16);
+                    let value = self.pop();
+                    let r = (prog.tests[usize::from(t)])(ctx, value, &args)?;
+                    self.push(Value::Bool(r != neg));
+                }
+                Instr::Call { argc, kw } => {
+                    let (args, kwargs) = self.take_args(argc, kw);
+                    let callee = self.pop();
+                    self.call(callee, &args, &kwargs, pc)?;
+                }
+                Instr::CallMethod { name, argc, kw } => {
+                    let (args, kwargs) = self.take_args(argc, kw);
+                    let recv = self.pop();
+                    let name: &'a str = &prog.strs[name as usize];
+                    self.call_method(recv, name, &args, &kwargs, pc)?;
+                }
+                Instr::Unpack(n) => {
+                    let v = self.pop();
+                    let items = ops::iterate(ctx, v)?;
+                    let n = usize::from(n);
+                    if items.len() != n {
+                        return Err(if items.len() > n {
+                            err!(Value, "too many values to unpack (expected {n})")
+                        } else {
+                            err!(
+                                Value,
+                                "not enough values to unpack (expected {n}, got {})",
+                                items.len()
+                            )
+                        });
+                    }
+                    self.stack.extend(items.iter().rev().copied());
+                }
+                Instr::IterInit(slot) => {
+                    let v = self.pop();
+                    let items = ops::iterate(ctx, v)?;
+                    let state = (slot != NONE16).then(|| {
+                        &*ctx.arena.alloc(LoopState {
+                            items,
+                            index0: std::cell::Cell::new(0),
+                            depth: 1,
+                        })
+                    });
+                    if let Some(st) = state {
+                        let at = self.base() + usize::from(slot);
+                        if let Some(s) = self.slots.get_mut(at) {
+                            *s = Value::Loop(st);
+                        }
+                    }
+                    self.loops.push(LoopRun {
+                        items,
+                        next: 0,
+                        state,
+                    });
+                }
+                Instr::Iter(t) => {
+                    let Some(lp) = self.loops.last_mut() else {
+                        return Err(err!(Runtime, "internal: no loop"));
+                    };
+                    match lp.items.get(lp.next) {
+                        Some(&item) => {
+                            if let Some(st) = lp.state {
+                                st.index0.set(lp.next);
+                            }
+                            lp.next += 1;
+                            self.push(item);
+                        }
+                        None => *pc = t as usize,
+                    }
+                }
+                Instr::LoopEnd(t) => {
+                    if let Some(lp) = self.loops.pop() {
+                        if lp.next > 0 {
+                            *pc = t as usize;
+                        }
+                    }
+                }
+                Instr::CollectStart => self.collects.push(Vec::new()),
+                Instr::CollectPush => {
+                    let v = self.pop();
+                    if let Some(c) = self.collects.last_mut() {
+                        c.push(v);
+                    }
+                }
+                Instr::CollectEnd => {
+                    let items = self.collects.pop().unwrap_or_default();
+                    let v = Value::List(ctx.arena.alloc_slice_copy(&items));
+                    self.push(v);
+                }
+                Instr::CaptureStart => self.captures.push(self.out.len()),
+                Instr::CaptureEnd => {
+                    let start = self.captures.pop().unwrap_or(self.out.len());
+                    let text = ctx.arena.alloc_str(self.out.get(start..).unwrap_or(""));
+                    self.out.truncate(start);
+                    self.push(Value::Str(text));
+                }
+                Instr::MakeMacro(id) => {
+                    let env = self.base() as u32;
+                    let v = ctx.callable(Callable::Macro { id, env });
+                    self.push(v);
+                }
+                Instr::JumpIfBound(i, t) => {
+                    let bound = self.frames.last().map_or(0, |f| f.bound);
+                    if bound & (1u64 << (i & 63)) != 0 {
+                        *pc = t as usize;
+                    }
+                }
+                Instr::Return => self.ret(pc)?,
+                Instr::SetAttr(i) => {
+                    let swapped = i & crate::compile::SWAPPED != 0;
+                    let name: &'a str = &prog.strs[(i & !crate::compile::SWAPPED) as usize];
+                    let (ns, value) = if swapped {
+                        let ns = self.pop();
+                        (ns, self.pop())
+                    } else {
+                        let value = self.pop();
+                        (self.pop(), value)
+                    };
+                    match ns {
+                        Value::Ns(ns) => ns.set(name, value),
+                        _ => {
+                            return Err(err!(
+                                Runtime,
+                                "cannot assign attribute on non-namespace object"
+                            ))
+                        }
+                    }
+                }
+                Instr::Fail(i) => {
+                    return Err(Error::new(
+                        ErrorKind::Unknown,
+                        prog.strs[i as usize].to_string(),
+                    ));
+                }
+                Instr::GenStart => self.gen_open.push(self.out.len()),
+                Instr::GenEnd => {
+                    if let Some(s) = self.gen_open.pop() {
+                        let range = (s - self.out_start, self.out.len() - self.out_start);
+                        self.generation.push(range);
+                    }
+                }
+                Instr::Halt => return Ok(()),
+            }
+        }
+    }
+
+    /// Pops `argc` positional arguments and the keyword arguments of `kwnames[kw]`.
+    #[allow(clippy::type_complexity)]
+    fn take_args(
+        &mut self,
+        argc: u8,
+        kw: u16,
+    ) -> (
+        SmallVec<[Value<'a>; 4]>,
+        SmallVec<[(&'a str, Value<'a>); 2]>,
+    ) {
+        let prog = self.prog;
+        let mut kwargs = SmallVec::new();
+        if kw != NONE16 {
+            let names = &prog.kwnames[usize::from(kw)];
+            let at = self.stack.len().saturating_sub(names.len());
+            for (n, v) in names.iter().zip(&self.stack[at..]) {
+                kwargs.push((&*prog.strs[*n as usize], *v));
+            }
+            self.stack.truncate(at);
+        }
+        let at = self.stack.len().saturating_sub(usize::from(argc));
+        let args = SmallVec::from_slice(&self.stack[at..]);
+        self.stack.truncate(at);
+        (args, kwargs)
+    }
+}
+
+fn loop_attr<'a>(l: &LoopState<'a>, field: LoopField) -> Value<'a> {
+    let i = l.index0.get();
+    let n = l.items.len();
+    match field {
+        LoopField::Index => Value::Int(i as i64 + 1),
+        LoopField::Index0 => Value::Int(i as i64),
+        LoopField::First => Value::Bool(i == 0),
+        LoopField::Last => Value::Bool(i + 1 == n),
+        LoopField::Length => Value::Int(n as i64),
+        LoopField::RevIndex => Value::Int((n - i) as i64),
+        LoopField::RevIndex0 => Value::Int((n - i) as i64 - 1),
+    }
+}
+
+fn field_name(f: LoopField) -> &'static str {
+    match f {
+        LoopField::Index => "index",
+        LoopField::Index0 => "index0",
+        LoopField::First => "first",
+        LoopField::Last => "last",
+        LoopField::Length => "length",
+        LoopField::RevIndex => "revindex",
+        LoopField::RevIndex0 => "revindex0",
+    }
+}
