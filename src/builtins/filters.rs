@@ -1,0 +1,608 @@
+//! Filters on single values: strings, numbers, `default`, `tojson`, `attr`, `first`/`last`.
+//! Sequence filters are in [`super::seqfilters`].
+
+use crate::error::{err, Error};
+use crate::value::json::{dumps, opts_from_args};
+use crate::value::ops;
+use crate::value::{Ctx, IterKind, VResult, Value};
+
+use super::args::{bind, int_arg, no_args, opt_int_arg, splitlines, str_arg, to_str};
+use super::strmethods::{capitalize, center, py_replace, py_strip, Strip};
+use super::{FilterFn, Kwargs};
+
+/// The value filter called `name`, if there is one.
+pub(super) fn lookup(name: &str) -> Option<FilterFn> {
+    let f: FilterFn = match name {
+        "safe" | "string" => |ctx, v, a, k| {
+            no_args("string", a, k)?;
+            Ok(match v {
+                Value::Str(_) => v,
+                other => Value::Str(to_str(ctx, &other)),
+            })
+        },
+        "tojson" => tojson as FilterFn,
+        "trim" => |ctx, v, a, k| {
+            let [chars] = bind("trim", ["chars"], a, k)?;
+            let s = to_str(ctx, &v);
+            Ok(Value::Str(py_strip(s, chars.as_ref(), Strip::Both)?))
+        },
+        "lower" => |ctx, v, a, k| {
+            no_args("lower", a, k)?;
+            Ok(ctx.str(&to_str(ctx, &v).to_lowercase()))
+        },
+        "upper" => |ctx, v, a, k| {
+            no_args("upper", a, k)?;
+            Ok(ctx.str(&to_str(ctx, &v).to_uppercase()))
+        },
+        "capitalize" => |ctx, v, a, k| {
+            no_args("capitalize", a, k)?;
+            Ok(ctx.str(&capitalize(to_str(ctx, &v))))
+        },
+        "title" => |ctx, v, a, k| {
+            no_args("title", a, k)?;
+            Ok(ctx.str(&title(to_str(ctx, &v))))
+        },
+        "replace" => |ctx, v, a, k| {
+            let [old, new, count] = bind("replace", ["old", "new", "count"], a, k)?;
+            let (Some(old), Some(new)) = (old, new) else {
+                return Err(err!(Type, "do_replace() missing required arguments"));
+            };
+            let count = opt_int_arg(count)?.unwrap_or(-1);
+            let s = to_str(ctx, &v);
+            let r = py_replace(s, to_str(ctx, &old), to_str(ctx, &new), count);
+            Ok(ctx.str(&r))
+        },
+        "indent" => indent as FilterFn,
+        "int" => super::format::int_filter as FilterFn,
+        "float" => super::format::float_filter as FilterFn,
+        "round" => super::format::round_filter as FilterFn,
+        "abs" => |ctx, v, a, k| {
+            no_args("abs", a, k)?;
+            match v {
+                Value::Int(i) => Ok(ctx.int(i128::from(i).abs())),
+                Value::Big(i) => Ok(ctx.int(i.checked_abs().ok_or_else(big)?)),
+                Value::Bool(b) => Ok(Value::Int(i64::from(b))),
+                Value::Float(f) => Ok(Value::Float(f.abs())),
+                other => Err(err!(
+                    Type,
+                    "bad operand type for abs(): '{}'",
+                    other.type_name()
+                )),
+            }
+        },
+        "default" | "d" => |_, v, a, k| {
+            let [dv, boolean] = bind("default", ["default_value", "boolean"], a, k)?;
+            let boolean = boolean.is_some_and(|b| b.is_true());
+            if v.is_undefined() || (boolean && !v.is_true()) {
+                Ok(dv.unwrap_or(Value::Str("")))
+            } else {
+                Ok(v)
+            }
+        },
+        "format" => |ctx, v, a, k| {
+            if !a.is_empty() && !k.is_empty() {
+                return Err(err!(
+                    Runtime,
+                    "can't handle positional and keyword arguments at the same time"
+                ));
+            }
+            let args = if k.is_empty() {
+                Value::Tuple(ctx.slice(a.iter().copied()))
+            } else {
+                let d = k.iter().map(|(n, x)| (Value::Str(n), *x));
+                let mut v = bumpalo::collections::Vec::new_in(ctx.arena);
+                v.extend(d);
+                Value::Dict(v.into_bump_slice())
+            };
+            let mut out = String::new();
+            super::format::percent(ctx, &mut out, to_str(ctx, &v), args)?;
+            Ok(ctx.str(&out))
+        },
+        "center" => |ctx, v, a, k| {
+            let [width] = bind("center", ["width"], a, k)?;
+            let width = width.map_or(Ok(80), |w| int_arg(&w))?;
+            Ok(ctx.str(&center(to_str(ctx, &v), width, ' ')))
+        },
+        "truncate" => truncate as FilterFn,
+        "wordcount" => |ctx, v, a, k| {
+            no_args("wordcount", a, k)?;
+            Ok(Value::Int(wordcount(to_str(ctx, &v)) as i64))
+        },
+        "escape" | "e" | "forceescape" => |ctx, v, a, k| {
+            no_args("escape", a, k)?;
+            Ok(ctx.str(&escape(to_str(ctx, &v))))
+        },
+        "striptags" => |ctx, v, a, k| {
+            no_args("striptags", a, k)?;
+            Ok(ctx.str(&striptags(to_str(ctx, &v))))
+        },
+        "attr" => attr as FilterFn,
+        "length" | "count" => |_, v, a, k| {
+            no_args("length", a, k)?;
+            match v {
+                Value::Undefined(_) => Ok(Value::Int(0)),
+                other => Ok(Value::Int(ops::length(&other)? as i64)),
+            }
+        },
+        "first" => |ctx, v, a, k| {
+            no_args("first", a, k)?;
+            Ok(ops::iterate(ctx, v)?
+                .first()
+                .copied()
+                .unwrap_or(Value::UNDEFINED))
+        },
+        "last" => last as FilterFn,
+        "pprint" => |ctx, v, a, k| {
+            no_args("pprint", a, k)?;
+            Ok(ctx.str(&super::args::repr(&v)))
+        },
+        "random" | "urlencode" | "urlize" | "wordwrap" | "xmlattr" | "filesizeformat" => {
+            |_, _, _, _| Err(err!(Unknown, "this filter is not supported by chatcodec"))
+        }
+        _ => return None,
+    };
+    Some(f)
+}
+
+/// The overflow error of a 128-bit integer.
+fn big() -> Error {
+    err!(Overflow, "integer too large")
+}
+
+/// `tojson`, transformers' version: `json.dumps(x, ensure_ascii=False, indent=None,
+/// separators=None, sort_keys=False)`.
+fn tojson<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
+    let opts = opts_from_args(ctx, a, k)?;
+    let mut out = String::new();
+    dumps(&mut out, &v, &opts)?;
+    Ok(ctx.str(&out))
+}
+
+/// `indent(width=4, first=False, blank=False)`.
+fn indent<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
+    let [width, first, blank] = bind("indent", ["width", "first", "blank"], a, k)?;
+    let ind: &str = match width {
+        None => "    ",
+        Some(Value::Str(s)) => s,
+        Some(w) => ctx
+            .arena
+            .alloc_str(&" ".repeat(usize::try_from(int_arg(&w)?).unwrap_or(0))),
+    };
+    let s = match v {
+        Value::Str(s) => s,
+        Value::Undefined(_) => return Err(ops::undefined_error(&v)),
+        other => {
+            return Err(err!(
+                Type,
+                "unsupported operand type(s) for +=: '{}' and 'str'",
+                other.type_name()
+            ))
+        }
+    };
+    let mut src = String::with_capacity(s.len() + 1);
+    src.push_str(s);
+    src.push('\n');
+    let lines = splitlines(&src);
+    let mut out = String::with_capacity(s.len() * 2);
+    if first.is_some_and(|f| f.is_true()) {
+        out.push_str(ind);
+    }
+    let blank = blank.is_some_and(|b| b.is_true());
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            if blank || !line.is_empty() {
+                out.push_str(ind);
+            }
+        }
+        out.push_str(line);
+    }
+    Ok(ctx.str(&out))
+}
+
+/// `truncate(length=255, killwords=False, end='...', leeway=None)` (leeway defaults to 5).
+fn truncate<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
+    let [length, killwords, end, leeway] =
+        bind("truncate", ["length", "killwords", "end", "leeway"], a, k)?;
+    let length = length.map_or(Ok(255), |l| int_arg(&l))?;
+    let end = match end {
+        Some(e) => str_arg("truncate", &e)?,
+        None => "...",
+    };
+    let leeway = opt_int_arg(leeway)?.unwrap_or(5);
+    let end_len = end.chars().count() as i64;
+    if length < end_len {
+        return Err(err!(Value, "expected length >= {end_len}, got {length}"));
+    }
+    if leeway < 0 {
+        return Err(err!(Value, "expected leeway >= 0, got {leeway}"));
+    }
+    let s = match v {
+        Value::Str(s) => s,
+        other => {
+            let n = match other {
+                Value::Undefined(_) => 0,
+                _ => ops::length(&other)?,
+            };
+            if n as i64 <= length + leeway {
+                return Ok(other);
+            }
+            return Err(err!(Type, "truncate expects a string"));
+        }
+    };
+    if s.chars().count() as i64 <= length + leeway {
+        return Ok(v);
+    }
+    let keep = usize::try_from(length - end_len).unwrap_or(0);
+    let cut = s.char_indices().nth(keep).map_or(s, |(i, _)| &s[..i]);
+    let body = if killwords.is_some_and(|k| k.is_true()) {
+        cut
+    } else {
+        cut.rsplit_once(' ').map_or(cut, |(head, _)| head)
+    };
+    let mut out = String::with_capacity(body.len() + end.len());
+    out.push_str(body);
+    out.push_str(end);
+    Ok(ctx.str(&out))
+}
+
+/// `attr(name)`: an attribute, never a key; sandbox-unsafe attributes are undefined.
+fn attr<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
+    let [name] = bind("attr", ["name"], a, k)?;
+    let name = str_arg("attr", &name.unwrap_or(Value::None))?;
+    match v {
+        Value::Undefined(_) => Err(ops::undefined_error(&v)),
+        _ if super::methods::is_mutator(&v, name) || name.starts_with('_') => Ok(Value::UNDEFINED),
+        Value::Dict(_) | Value::Json(_) | Value::List(_) | Value::Tuple(_) | Value::Str(_) => {
+            if super::has_method(&v, name) {
+                ops::getattr(ctx, v, name)
+            } else {
+                Ok(Value::UNDEFINED)
+            }
+        }
+        _ => ops::getattr(ctx, v, name),
+    }
+}
+
+/// `last`: `next(reversed(seq))`.
+fn last<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
+    no_args("last", a, k)?;
+    match v {
+        Value::Iter(s) if matches!(s.kind, IterKind::Generator | IterKind::ListReverse) => {
+            Err(err!(Type, "'{}' object is not reversible", v.type_name()))
+        }
+        Value::Undefined(_)
+        | Value::Str(_)
+        | Value::List(_)
+        | Value::Tuple(_)
+        | Value::Dict(_)
+        | Value::Json(_)
+        | Value::Iter(_) => Ok(ops::iterate(ctx, v)?
+            .last()
+            .copied()
+            .unwrap_or(Value::UNDEFINED)),
+        other => Err(err!(
+            Type,
+            "'{}' object is not reversible",
+            other.type_name()
+        )),
+    }
+}
+
+/// jinja2's `title`: the first character of every word (after `-`, whitespace or an opening
+/// bracket) upper-cased, the rest lower-cased.
+pub(crate) fn title(s: &str) -> String {
+    let is_sep = |c: char| {
+        c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || super::args::is_py_space(c)
+    };
+    let mut out = String::with_capacity(s.len());
+    let mut prev_sep: Option<bool> = None;
+    for c in s.chars() {
+        let sep = is_sep(c);
+        if prev_sep != Some(sep) {
+            out.extend(c.to_uppercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+        prev_sep = Some(sep);
+    }
+    out
+}
+
+/// The number of `\w+` runs.
+fn wordcount(s: &str) -> usize {
+    let mut n = 0;
+    let mut in_word = false;
+    for c in s.chars() {
+        let w = c.is_alphanumeric() || c == '_';
+        if w && !in_word {
+            n += 1;
+        }
+        in_word = w;
+    }
+    n
+}
+
+/// markupsafe's `escape`: `& < > " '` as HTML entities.
+pub(crate) fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&#34;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// markupsafe's `striptags`: drops comments and tags, collapses whitespace, unescapes.
+fn striptags(s: &str) -> String {
+    let mut v = s.to_string();
+    for (open, close) in [("<!--", "-->"), ("<", ">")] {
+        while let Some(start) = v.find(open) {
+            let Some(end) = v[start..].find(close) else {
+                break;
+            };
+            v.replace_range(start..start + end + close.len(), "");
+        }
+    }
+    let collapsed = v.split_whitespace().collect::<Vec<_>>().join(" ");
+    unescape(&collapsed)
+}
+
+/// Decodes the common HTML entities (named ones of markup, and numeric ones).
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let ent = rest[1..].find(';').map(|j| &rest[1..j + 1]);
+        let decoded = ent.and_then(|e| match e {
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            "nbsp" => Some('\u{a0}'),
+            _ => e.strip_prefix('#').and_then(|n| {
+                let code = match n.strip_prefix(['x', 'X']) {
+                    Some(h) => u32::from_str_radix(h, 16).ok(),
+                    None => n.parse().ok(),
+                };
+                code.and_then(char::from_u32)
+            }),
+        });
+        match (ent, decoded) {
+            (Some(e), Some(c)) => {
+                out.push(c);
+                rest = &rest[e.len() + 2..];
+            }
+            _ => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod unit {
+    use super::super::args::testutil::{s, with_ctx};
+    use super::*;
+
+    fn f(
+        name: &str,
+        v: Value<'static>,
+        a: &[Value<'static>],
+        k: &[(&'static str, Value<'static>)],
+    ) -> String {
+        with_ctx(|ctx| {
+            let r = lookup(name).unwrap()(ctx, v, a, k);
+            match r {
+                Ok(v) => s(&v),
+                Err(e) => format!("!{:?}", e.kind()),
+            }
+        })
+    }
+
+    #[test]
+    fn string_filters() {
+        assert_eq!(f("upper", Value::Int(5), &[], &[]), "5");
+        assert_eq!(f("lower", Value::None, &[], &[]), "none");
+        assert_eq!(f("trim", Value::Str("  x "), &[Value::Str("x ")], &[]), "");
+        assert_eq!(f("trim", Value::Str("xAx"), &[Value::Str("x")], &[]), "A");
+        assert_eq!(f("trim", Value::Str(" a\n"), &[], &[]), "a");
+        assert_eq!(
+            f("title", Value::Str("hello-world (foo)bar x_y"), &[], &[]),
+            "Hello-World (Foo)bar X_y"
+        );
+        assert_eq!(f("title", Value::Str("ß x"), &[], &[]), "SS X");
+        assert_eq!(
+            f("capitalize", Value::Str("hELLO wORLD"), &[], &[]),
+            "Hello world"
+        );
+        assert_eq!(
+            f("center", Value::Str("ab"), &[Value::Int(5)], &[]),
+            "  ab "
+        );
+        assert_eq!(
+            f("center", Value::Str("abc"), &[Value::Int(6)], &[]),
+            " abc  "
+        );
+        assert_eq!(
+            f(
+                "striptags",
+                Value::Str("<a href=\"x\">Hi &amp; <!-- c --> there</a>  &lt;b&gt;"),
+                &[],
+                &[]
+            ),
+            "Hi & there <b>"
+        );
+        assert_eq!(
+            f("e", Value::Str("<&>\"'"), &[], &[]),
+            "&lt;&amp;&gt;&#34;&#39;"
+        );
+        assert_eq!(f("wordcount", Value::Str("a_b c-d 1 é"), &[], &[]), "5");
+        assert_eq!(f("string", Value::UNDEFINED, &[], &[]), "");
+    }
+
+    #[test]
+    fn replace_and_indent() {
+        let (a, b) = (Value::Str("a"), Value::Str("b"));
+        assert_eq!(
+            f("replace", Value::Str("aaa"), &[a, b, Value::Int(2)], &[]),
+            "bba"
+        );
+        assert_eq!(
+            f(
+                "replace",
+                Value::Str("ab"),
+                &[Value::Str(""), Value::Str("-")],
+                &[]
+            ),
+            "-a-b-"
+        );
+        assert_eq!(
+            f(
+                "replace",
+                Value::Int(5),
+                &[Value::Int(5), Value::Int(6)],
+                &[]
+            ),
+            "6"
+        );
+        assert_eq!(
+            f("indent", Value::Str("a\nb\n\nc"), &[], &[]),
+            "a\n    b\n\n    c"
+        );
+        let t = Value::Bool(true);
+        assert_eq!(
+            f(
+                "indent",
+                Value::Str("a\nb\n\nc"),
+                &[Value::Int(2), t, t],
+                &[]
+            ),
+            "  a\n  b\n  \n  c"
+        );
+        assert_eq!(
+            f("indent", Value::Str("a\nb"), &[Value::Str(">")], &[]),
+            "a\n>b"
+        );
+        assert_eq!(f("indent", Value::Str(""), &[], &[("first", t)]), "    ");
+        assert_eq!(
+            f("indent", Value::Str("a\r\nb"), &[Value::Int(1)], &[]),
+            "a\n b"
+        );
+        assert_eq!(f("indent", Value::Int(5), &[], &[]), "!Type");
+        assert_eq!(f("indent", Value::UNDEFINED, &[], &[]), "!Undefined");
+    }
+
+    #[test]
+    fn truncate_like_jinja() {
+        let s = Value::Str("hello world foo");
+        assert_eq!(
+            f(
+                "truncate",
+                s,
+                &[Value::Int(9)],
+                &[("leeway", Value::Int(0))]
+            ),
+            "hello..."
+        );
+        assert_eq!(
+            f(
+                "truncate",
+                s,
+                &[Value::Int(9), Value::Bool(true)],
+                &[("leeway", Value::Int(0))]
+            ),
+            "hello ..."
+        );
+        assert_eq!(
+            f("truncate", Value::Str("hello world"), &[Value::Int(9)], &[]),
+            "hello world"
+        );
+        assert_eq!(f("truncate", s, &[Value::Int(2)], &[]), "!Value");
+    }
+
+    #[test]
+    fn default_and_misc() {
+        assert_eq!(f("default", Value::UNDEFINED, &[Value::Str("d")], &[]), "d");
+        assert_eq!(
+            f(
+                "d",
+                Value::Str(""),
+                &[Value::Str("e"), Value::Bool(true)],
+                &[]
+            ),
+            "e"
+        );
+        assert_eq!(f("default", Value::None, &[Value::Str("f")], &[]), "None");
+        assert_eq!(f("d", Value::UNDEFINED, &[], &[]), "");
+        assert_eq!(f("abs", Value::Int(-3), &[], &[]), "3");
+        assert_eq!(f("abs", Value::Bool(true), &[], &[]), "1");
+        assert_eq!(f("abs", Value::UNDEFINED, &[], &[]), "!Type");
+        assert_eq!(f("length", Value::UNDEFINED, &[], &[]), "0");
+        assert_eq!(f("first", Value::Str("ab"), &[], &[]), "a");
+        assert_eq!(f("first", Value::Int(5), &[], &[]), "!Type");
+        assert_eq!(f("last", Value::Str("ab"), &[], &[]), "b");
+        assert_eq!(f("last", Value::UNDEFINED, &[], &[]), "");
+        assert_eq!(
+            f(
+                "format",
+                Value::Str("hello %s, %d"),
+                &[Value::Str("a"), Value::Int(3)],
+                &[]
+            ),
+            "hello a, 3"
+        );
+        assert_eq!(
+            f("format", Value::Str("%(a)s!"), &[], &[("a", Value::Int(1))]),
+            "1!"
+        );
+        assert_eq!(
+            f(
+                "format",
+                Value::Str("%s"),
+                &[Value::Int(1)],
+                &[("a", Value::Int(2))]
+            ),
+            "!Runtime"
+        );
+        assert_eq!(
+            f("attr", Value::List(&[]), &[Value::Str("append")], &[]),
+            ""
+        );
+    }
+
+    #[test]
+    fn tojson_options() {
+        assert_eq!(f("tojson", Value::Str("é"), &[], &[]), "\"é\"");
+        assert_eq!(
+            f(
+                "tojson",
+                Value::Str("é"),
+                &[],
+                &[("ensure_ascii", Value::Bool(true))]
+            ),
+            "\"\\u00e9\""
+        );
+        assert_eq!(
+            f(
+                "tojson",
+                Value::Int(1),
+                &[],
+                &[("indent", Value::Float(1.0))]
+            ),
+            "!Type"
+        );
+    }
+}

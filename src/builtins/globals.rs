@@ -1,0 +1,279 @@
+//! The global functions of transformers' environment: `range`, `namespace`, `dict`,
+//! `raise_exception`, `strftime_now`; `lipsum`, `cycler` and `joiner` are refused.
+
+use crate::error::{err, Error, ErrorKind};
+use crate::value::ops;
+use crate::value::{Ctx, Global, VResult, Value};
+
+use super::args::{bind, check_hashable, int_arg, pairs, to_str};
+use super::Kwargs;
+
+/// The sandbox's cap on `range` lengths.
+const MAX_RANGE: i128 = 100_000;
+
+/// The global function called `name`, if there is one.
+pub(super) fn lookup(name: &str) -> Option<Global> {
+    Some(match name {
+        "range" => Global::Range,
+        "namespace" => Global::Namespace,
+        "dict" => Global::Dict,
+        "raise_exception" => Global::RaiseException,
+        "strftime_now" => Global::StrftimeNow,
+        "lipsum" => Global::Lipsum,
+        "cycler" => Global::Cycler,
+        "joiner" => Global::Joiner,
+        _ => return None,
+    })
+}
+
+/// Calls global function `g`.
+pub(super) fn call<'a>(
+    ctx: &Ctx<'a>,
+    g: Global,
+    args: &[Value<'a>],
+    kwargs: Kwargs<'_, 'a>,
+) -> VResult<'a> {
+    match g {
+        Global::Range => range(ctx, args, kwargs),
+        Global::Namespace => {
+            let ns = ctx.namespace();
+            for (k, v) in dict_items(ctx, args, kwargs)? {
+                if let Value::Str(name) = k {
+                    if name.starts_with('_') {
+                        return Err(err!(
+                            Security,
+                            "Chat templates cannot store underscore-prefixed attributes on a \
+                             namespace, but got '{name}'. Please rename the attribute."
+                        ));
+                    }
+                    ns.set(name, v);
+                }
+            }
+            Ok(Value::Ns(ns))
+        }
+        Global::Dict => {
+            let items = dict_items(ctx, args, kwargs)?;
+            Ok(Value::Dict(ctx.arena.alloc_slice_copy(&items)))
+        }
+        Global::RaiseException => {
+            let [msg] = bind("raise_exception", ["message"], args, kwargs)?;
+            let msg = msg.ok_or_else(|| {
+                err!(
+                    Type,
+                    "raise_exception() missing 1 required positional argument: 'message'"
+                )
+            })?;
+            Err(Error::new(ErrorKind::Raised, to_str(ctx, &msg)))
+        }
+        Global::StrftimeNow => {
+            let [fmt] = bind("strftime_now", ["format"], args, kwargs)?;
+            let fmt = match fmt {
+                Some(Value::Str(s)) => s,
+                Some(other) => {
+                    return Err(err!(
+                        Type,
+                        "strftime() argument 1 must be str, not {}",
+                        other.type_name()
+                    ))
+                }
+                None => {
+                    return Err(err!(
+                        Type,
+                        "strftime_now() missing 1 required positional argument: 'format'"
+                    ))
+                }
+            };
+            Ok(ctx.str(&super::strftime::strftime(&ctx.now, fmt)))
+        }
+        Global::Lipsum | Global::Cycler | Global::Joiner => Err(err!(
+            Unknown,
+            "{}() is not supported by chatcodec",
+            format!("{g:?}").to_lowercase()
+        )),
+    }
+}
+
+/// `range(stop)`, `range(start, stop[, step])`, capped at [`MAX_RANGE`] items.
+fn range<'a>(ctx: &Ctx<'a>, args: &[Value<'a>], kwargs: Kwargs<'_, 'a>) -> VResult<'a> {
+    if !kwargs.is_empty() {
+        return Err(err!(Type, "range() takes no keyword arguments"));
+    }
+    let n: Vec<i128> = args
+        .iter()
+        .map(|a| int_arg(a).map(i128::from))
+        .collect::<Result<_, _>>()?;
+    let (start, stop, step) = match n[..] {
+        [stop] => (0, stop, 1),
+        [start, stop] => (start, stop, 1),
+        [start, stop, step] => (start, stop, step),
+        [] => return Err(err!(Type, "range expected at least 1 argument, got 0")),
+        _ => {
+            return Err(err!(
+                Type,
+                "range expected at most 3 arguments, got {}",
+                n.len()
+            ))
+        }
+    };
+    if step == 0 {
+        return Err(err!(Value, "range() arg 3 must not be zero"));
+    }
+    let len = if step > 0 && stop > start {
+        (stop - start + step - 1) / step
+    } else if step < 0 && start > stop {
+        (start - stop - step - 1) / -step
+    } else {
+        0
+    };
+    if len > MAX_RANGE {
+        return Err(err!(
+            Overflow,
+            "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000)."
+        ));
+    }
+    Ok(ctx.list((0..len).map(|i| ctx.int(start + i * step))))
+}
+
+/// The items of `dict(*args, **kwargs)`: a mapping or an iterable of pairs, then keywords;
+/// a repeated key keeps its first position and takes the last value.
+fn dict_items<'a>(
+    ctx: &Ctx<'a>,
+    args: &[Value<'a>],
+    kwargs: Kwargs<'_, 'a>,
+) -> Result<Vec<(Value<'a>, Value<'a>)>, Error> {
+    let mut out: Vec<(Value<'a>, Value<'a>)> = Vec::new();
+    let mut put = |k: Value<'a>, v: Value<'a>| -> Result<(), Error> {
+        check_hashable(&k)?;
+        match out.iter_mut().find(|(x, _)| ops::eq(x, &k)) {
+            Some(slot) => slot.1 = v,
+            None => out.push((k, v)),
+        }
+        Ok(())
+    };
+    match args {
+        [] => {}
+        [src] => {
+            if let Some(p) = pairs(ctx, src) {
+                for (k, v) in p {
+                    put(*k, *v)?;
+                }
+            } else {
+                for (i, item) in ops::iterate(ctx, *src)?.iter().enumerate() {
+                    let kv = ops::iterate(ctx, *item).map_err(|_| {
+                        err!(
+                            Type,
+                            "cannot convert dictionary update sequence element #{i} to a sequence"
+                        )
+                    })?;
+                    let [k, v] = kv else {
+                        return Err(err!(
+                            Value,
+                            "dictionary update sequence element #{i} has length {}; 2 is required",
+                            kv.len()
+                        ));
+                    };
+                    put(*k, *v)?;
+                }
+            }
+        }
+        _ => {
+            return Err(err!(
+                Type,
+                "dict expected at most 1 argument, got {}",
+                args.len()
+            ))
+        }
+    }
+    for (k, v) in kwargs {
+        put(Value::Str(k), *v)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod unit {
+    use super::super::args::testutil::{leak, s, with_ctx};
+    use super::*;
+
+    fn ints(v: &Value<'static>) -> Vec<i64> {
+        match v {
+            Value::List(items) => items
+                .iter()
+                .map(|x| if let Value::Int(i) = x { *i } else { -999 })
+                .collect(),
+            _ => vec![],
+        }
+    }
+
+    #[test]
+    fn ranges() {
+        with_ctx(|ctx| {
+            let r = |a: &[Value<'static>]| call(ctx, Global::Range, a, &[]);
+            assert_eq!(ints(&r(&[Value::Int(3)]).unwrap()), [0, 1, 2]);
+            assert_eq!(
+                ints(&r(&[Value::Int(5), Value::Int(0), Value::Int(-2)]).unwrap()),
+                [5, 3, 1]
+            );
+            assert_eq!(
+                ints(&r(&[Value::Int(2), Value::Int(5)]).unwrap()),
+                [2, 3, 4]
+            );
+            assert_eq!(ints(&r(&[Value::Int(-3)]).unwrap()), Vec::<i64>::new());
+            assert_eq!(
+                r(&[Value::Float(1.5)]).err().expect("an error").kind(),
+                ErrorKind::Type
+            );
+            let z = [Value::Int(0), Value::Int(3), Value::Int(0)];
+            assert_eq!(r(&z).err().expect("an error").kind(), ErrorKind::Value);
+            let e = r(&[Value::Int(100_001)]).err().expect("an error");
+            assert_eq!(e.kind(), ErrorKind::Overflow);
+            assert!(r(&[Value::Int(100_000)]).is_ok());
+        });
+    }
+
+    #[test]
+    fn namespace_dict_raise() {
+        with_ctx(|ctx| {
+            let d = leak([(Value::Str("a"), Value::Int(1))]);
+            let v = call(
+                ctx,
+                Global::Namespace,
+                &[Value::Dict(d)],
+                &[("b", Value::Int(2))],
+            );
+            let Ok(Value::Ns(ns)) = v else {
+                panic!("not a namespace")
+            };
+            assert!(matches!(ns.get("a"), Some(Value::Int(1))));
+            assert!(matches!(ns.get("b"), Some(Value::Int(2))));
+            let e = call(ctx, Global::Namespace, &[], &[("_a", Value::Int(1))])
+                .err()
+                .expect("an error");
+            assert_eq!(e.kind(), ErrorKind::Security);
+            let v = call(
+                ctx,
+                Global::Dict,
+                &[Value::Dict(d)],
+                &[("a", Value::Int(5))],
+            )
+            .unwrap();
+            let Value::Dict(items) = v else {
+                panic!("not a dict")
+            };
+            assert_eq!(items.len(), 1);
+            assert_eq!(s(&items[0].1), "5");
+            let e = call(ctx, Global::RaiseException, &[Value::Str("boom")], &[])
+                .err()
+                .expect("an error");
+            assert_eq!((e.kind(), e.message()), (ErrorKind::Raised, "boom"));
+            let e = call(ctx, Global::RaiseException, &[], &[])
+                .err()
+                .expect("an error");
+            assert_eq!(e.kind(), ErrorKind::Type);
+            let e = call(ctx, Global::Cycler, &[], &[]).err().expect("an error");
+            assert_eq!(e.kind(), ErrorKind::Unknown);
+            let v = call(ctx, Global::StrftimeNow, &[Value::Str("%Y-%m-%d")], &[]).unwrap();
+            assert_eq!(s(&v), "1970-01-01");
+        });
+    }
+}

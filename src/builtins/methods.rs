@@ -1,0 +1,260 @@
+//! Methods of dicts and lists (and the dispatch of `recv.name(...)` to them and to the `str`
+//! methods of [`super::strmethods`]). Mutators exist, so that they shadow keys, but the
+//! immutable sandbox refuses to call them.
+
+use crate::error::{err, Error};
+use crate::value::ops;
+use crate::value::{Ctx, IterKind, VResult, Value};
+
+use super::args::{bind, check_hashable, int_arg, no_args, pairs};
+use super::strmethods::{self, STR_METHODS};
+use super::Kwargs;
+
+/// The mutating methods of `dict`.
+const DICT_MUTATORS: &[&str] = &["clear", "pop", "popitem", "setdefault", "update"];
+/// The mutating methods of `list`.
+const LIST_MUTATORS: &[&str] = &[
+    "append", "clear", "pop", "reverse", "insert", "sort", "extend", "remove",
+];
+
+/// What kind of receiver a value is, for method lookup.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Recv {
+    Str,
+    Dict,
+    List,
+    Tuple,
+    Other,
+}
+
+/// The receiver kind of `v`.
+fn recv_kind(v: &Value<'_>) -> Recv {
+    match v {
+        Value::Str(_) => Recv::Str,
+        Value::Dict(_) | Value::Json(serde_json::Value::Object(_)) => Recv::Dict,
+        Value::List(_) | Value::Json(serde_json::Value::Array(_)) => Recv::List,
+        Value::Tuple(_) => Recv::Tuple,
+        _ => Recv::Other,
+    }
+}
+
+/// Whether `recv.name` is a mutator the sandbox forbids.
+pub(crate) fn is_mutator(recv: &Value<'_>, name: &str) -> bool {
+    match recv_kind(recv) {
+        Recv::Dict => DICT_MUTATORS.contains(&name),
+        Recv::List => LIST_MUTATORS.contains(&name),
+        _ => false,
+    }
+}
+
+/// Whether `recv.name` is a method (which then shadows a key of the same name).
+pub(crate) fn has_method(recv: &Value<'_>, name: &str) -> bool {
+    match recv_kind(recv) {
+        Recv::Str => STR_METHODS.contains(&name),
+        Recv::Dict => {
+            matches!(name, "items" | "keys" | "values" | "get" | "copy")
+                || DICT_MUTATORS.contains(&name)
+        }
+        Recv::List => matches!(name, "count" | "index" | "copy") || LIST_MUTATORS.contains(&name),
+        Recv::Tuple => matches!(name, "count" | "index"),
+        Recv::Other => false,
+    }
+}
+
+/// Calls method `name` of `recv`.
+pub(crate) fn call_method<'a>(
+    ctx: &Ctx<'a>,
+    recv: Value<'a>,
+    name: &'a str,
+    args: &[Value<'a>],
+    kw: Kwargs<'_, 'a>,
+) -> VResult<'a> {
+    if is_mutator(&recv, name) {
+        return Err(err!(
+            Security,
+            "access to attribute '{name}' of '{}' object is unsafe.",
+            recv.type_name()
+        ));
+    }
+    if !has_method(&recv, name) {
+        return Err(err!(
+            Type,
+            "'{}' object has no attribute '{name}'",
+            recv.type_name()
+        ));
+    }
+    match (recv_kind(&recv), recv) {
+        (Recv::Str, Value::Str(s)) => strmethods::call(ctx, s, name, args, kw),
+        (Recv::Dict, _) => dict_method(ctx, recv, name, args, kw),
+        _ => seq_method(ctx, recv, name, args, kw),
+    }
+}
+
+/// `items`, `keys`, `values`, `get`, `copy` of a dict.
+fn dict_method<'a>(
+    ctx: &Ctx<'a>,
+    recv: Value<'a>,
+    name: &str,
+    args: &[Value<'a>],
+    kw: Kwargs<'_, 'a>,
+) -> VResult<'a> {
+    if name == "get" {
+        if !kw.is_empty() {
+            return Err(err!(Type, "dict.get() takes no keyword arguments"));
+        }
+        let (key, default) = match args {
+            [k] => (*k, Value::None),
+            [k, d] => (*k, *d),
+            _ => {
+                return Err(err!(
+                    Type,
+                    "get expected at most 2 arguments, got {}",
+                    args.len()
+                ))
+            }
+        };
+        return dict_get(ctx, recv, key).map(|v| v.unwrap_or(default));
+    }
+    no_args(name, args, kw)?;
+    let items = pairs(ctx, &recv).unwrap_or(&[]);
+    Ok(match name {
+        "items" => {
+            let tuples = items.iter().map(|(k, v)| super::args::pair(ctx, *k, *v));
+            ctx.iter(IterKind::DictItems, ctx.slice(tuples))
+        }
+        "keys" => ctx.iter(IterKind::DictKeys, ctx.slice(items.iter().map(|p| p.0))),
+        "values" => ctx.iter(IterKind::DictValues, ctx.slice(items.iter().map(|p| p.1))),
+        _ => Value::Dict(items),
+    })
+}
+
+/// `d.get(key)` without the default: the value, or `None` when absent.
+pub(crate) fn dict_get<'a>(
+    ctx: &Ctx<'a>,
+    d: Value<'a>,
+    key: Value<'a>,
+) -> Result<Option<Value<'a>>, Error> {
+    check_hashable(&key)?;
+    Ok(match d {
+        Value::Json(serde_json::Value::Object(o)) => match key {
+            Value::Str(k) => o.get(k).map(|v| Value::from_json_in(v, ctx)),
+            _ => None,
+        },
+        Value::Dict(items) => items
+            .iter()
+            .find(|(k, _)| ops::eq(k, &key))
+            .map(|(_, v)| *v),
+        _ => None,
+    })
+}
+
+/// `count`, `index`, `copy` of a list or tuple.
+fn seq_method<'a>(
+    ctx: &Ctx<'a>,
+    recv: Value<'a>,
+    name: &str,
+    args: &[Value<'a>],
+    kw: Kwargs<'_, 'a>,
+) -> VResult<'a> {
+    let items = ops::iterate(ctx, recv)?;
+    match name {
+        "copy" => {
+            no_args(name, args, kw)?;
+            Ok(Value::List(items))
+        }
+        "count" => {
+            let [x] = bind(name, ["value"], args, kw)?;
+            let x = x.ok_or_else(|| err!(Type, "count() takes exactly one argument (0 given)"))?;
+            Ok(Value::Int(
+                items.iter().filter(|i| ops::eq(i, &x)).count() as i64
+            ))
+        }
+        _ => {
+            if !kw.is_empty() {
+                return Err(err!(Type, "index() takes no keyword arguments"));
+            }
+            let (x, rest) = args
+                .split_first()
+                .ok_or_else(|| err!(Type, "index expected at least 1 argument, got 0"))?;
+            let len = items.len() as i64;
+            let fix = |i: i64| if i < 0 { (i + len).max(0) } else { i.min(len) };
+            let start = rest.first().map_or(Ok(0), |v| int_arg(v).map(fix))?;
+            let end = rest.get(1).map_or(Ok(len), |v| int_arg(v).map(fix))?;
+            let hit = (start..end).find(|&i| ops::eq(&items[i as usize], x));
+            match hit {
+                Some(i) => Ok(Value::Int(i)),
+                None => Err(err!(
+                    Value,
+                    "{} is not in {}",
+                    super::args::repr(x),
+                    recv.type_name()
+                )),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod unit {
+    use super::super::args::testutil::{leak, s, with_ctx};
+    use super::*;
+
+    #[test]
+    fn mutators_are_refused() {
+        with_ctx(|ctx| {
+            let l = Value::List(&[]);
+            assert!(has_method(&l, "append"));
+            let e = call_method(ctx, l, "append", &[Value::Int(1)], &[])
+                .err()
+                .expect("an error");
+            assert_eq!(e.kind(), crate::ErrorKind::Security);
+            assert_eq!(
+                e.message(),
+                "access to attribute 'append' of 'list' object is unsafe."
+            );
+            let d = Value::Dict(&[]);
+            let e = call_method(ctx, d, "update", &[], &[])
+                .err()
+                .expect("an error");
+            assert_eq!(
+                e.message(),
+                "access to attribute 'update' of 'dict' object is unsafe."
+            );
+            assert!(!has_method(&Value::Tuple(&[]), "append"));
+        });
+    }
+
+    #[test]
+    fn dict_methods() {
+        with_ctx(|ctx| {
+            let j: &serde_json::Value = ctx.arena.alloc(serde_json::json!({"a": 1, "items": 2}));
+            let d = Value::Json(j);
+            assert!(has_method(&d, "items"));
+            let v = call_method(ctx, d, "get", &[Value::Str("a")], &[]).unwrap();
+            assert_eq!(s(&v), "1");
+            let v = call_method(ctx, d, "get", &[Value::Str("z"), Value::Int(5)], &[]).unwrap();
+            assert_eq!(s(&v), "5");
+            let v = call_method(ctx, d, "get", &[Value::Str("z")], &[]).unwrap();
+            assert!(matches!(v, Value::None));
+            let Value::Iter(it) = call_method(ctx, d, "items", &[], &[]).unwrap() else {
+                panic!("items is not a view");
+            };
+            assert_eq!(it.kind, IterKind::DictItems);
+            assert_eq!(it.items.len(), 2);
+            assert!(call_method(ctx, d, "get", &[Value::List(&[])], &[]).is_err());
+        });
+    }
+
+    #[test]
+    fn list_methods() {
+        with_ctx(|ctx| {
+            let items = leak([Value::Int(1), Value::Int(2), Value::Int(1)]);
+            let l = Value::List(items);
+            let v = call_method(ctx, l, "count", &[Value::Int(1)], &[]).unwrap();
+            assert_eq!(s(&v), "2");
+            let v = call_method(ctx, l, "index", &[Value::Int(1), Value::Int(1)], &[]).unwrap();
+            assert_eq!(s(&v), "2");
+            assert!(call_method(ctx, l, "index", &[Value::Int(9)], &[]).is_err());
+        });
+    }
+}

@@ -1,0 +1,648 @@
+//! Python `str` methods, indexing by code point as Python does.
+
+use crate::error::{err, Error};
+use crate::value::ops;
+use crate::value::{Ctx, VResult, Value};
+
+use super::args::{bind, int_arg, is_py_space, no_args, opt_int_arg, splitlines, str_arg};
+use super::Kwargs;
+
+/// The names of the `str` methods this engine implements.
+pub(super) const STR_METHODS: &[&str] = &[
+    "strip",
+    "lstrip",
+    "rstrip",
+    "split",
+    "rsplit",
+    "splitlines",
+    "startswith",
+    "endswith",
+    "replace",
+    "upper",
+    "lower",
+    "title",
+    "capitalize",
+    "swapcase",
+    "casefold",
+    "find",
+    "rfind",
+    "index",
+    "rindex",
+    "count",
+    "join",
+    "format",
+    "isdigit",
+    "isalpha",
+    "isalnum",
+    "isspace",
+    "isupper",
+    "islower",
+    "istitle",
+    "isnumeric",
+    "isdecimal",
+    "zfill",
+    "ljust",
+    "rjust",
+    "center",
+    "removeprefix",
+    "removesuffix",
+    "partition",
+    "rpartition",
+];
+
+/// Calls `s.name(args, kwargs)`.
+pub(super) fn call<'a>(
+    ctx: &Ctx<'a>,
+    s: &'a str,
+    name: &str,
+    args: &[Value<'a>],
+    kw: Kwargs<'_, 'a>,
+) -> VResult<'a> {
+    let b = |v: bool| Ok(Value::Bool(v));
+    match name {
+        "strip" | "lstrip" | "rstrip" => {
+            let [chars] = bind(name, ["chars"], args, kw)?;
+            let how = match name {
+                "strip" => Strip::Both,
+                "lstrip" => Strip::Left,
+                _ => Strip::Right,
+            };
+            Ok(Value::Str(py_strip(s, chars.as_ref(), how)?))
+        }
+        "split" | "rsplit" => {
+            let [sep, maxsplit] = bind(name, ["sep", "maxsplit"], args, kw)?;
+            let max = opt_int_arg(maxsplit)?.unwrap_or(-1);
+            let max = usize::try_from(max).unwrap_or(usize::MAX);
+            let parts = match sep {
+                None | Some(Value::None) => split_ws(s, max, name == "rsplit"),
+                Some(sep) => {
+                    let sep = str_arg(name, &sep)?;
+                    if sep.is_empty() {
+                        return Err(err!(Value, "empty separator"));
+                    }
+                    if name == "rsplit" {
+                        let mut v: Vec<&str> = s.rsplitn(max.saturating_add(1), sep).collect();
+                        v.reverse();
+                        v
+                    } else {
+                        s.splitn(max.saturating_add(1), sep).collect()
+                    }
+                }
+            };
+            Ok(ctx.list(parts.into_iter().map(Value::Str)))
+        }
+        "splitlines" => {
+            let [keep] = bind(name, ["keepends"], args, kw)?;
+            if keep.is_some_and(|k| k.is_true()) {
+                return Err(err!(Unknown, "splitlines(keepends=True) is not supported"));
+            }
+            Ok(ctx.list(splitlines(s).into_iter().map(Value::Str)))
+        }
+        "startswith" | "endswith" => {
+            let [fix, start, end] = bind(name, ["prefix", "start", "end"], args, kw)?;
+            let (bs, be, _) = char_range(s, start, end)?;
+            let hay = &s[bs..be];
+            let test = |p: &str| {
+                if name == "startswith" {
+                    hay.starts_with(p)
+                } else {
+                    hay.ends_with(p)
+                }
+            };
+            match fix.unwrap_or(Value::None) {
+                Value::Str(p) => b(bs <= be && test(p)),
+                Value::Tuple(items) => {
+                    for it in items {
+                        let Value::Str(p) = it else {
+                            return Err(err!(
+                                Type,
+                                "tuple for {name} must only contain str, not {}",
+                                it.type_name()
+                            ));
+                        };
+                        if test(p) {
+                            return b(true);
+                        }
+                    }
+                    b(false)
+                }
+                other => Err(err!(
+                    Type,
+                    "{name} first arg must be str or a tuple of str, not {}",
+                    other.type_name()
+                )),
+            }
+        }
+        "replace" => {
+            let [old, new, count] = bind(name, ["old", "new", "count"], args, kw)?;
+            let old = str_arg(name, &old.unwrap_or(Value::None))?;
+            let new = str_arg(name, &new.unwrap_or(Value::None))?;
+            let count = opt_int_arg(count)?.unwrap_or(-1);
+            Ok(ctx.str(&py_replace(s, old, new, count)))
+        }
+        "upper" | "lower" | "title" | "capitalize" | "swapcase" | "casefold" => {
+            no_args(name, args, kw)?;
+            let r = match name {
+                "upper" => s.to_uppercase(),
+                "lower" | "casefold" => s.to_lowercase(),
+                "title" => py_title(s),
+                "capitalize" => capitalize(s),
+                _ => s
+                    .chars()
+                    .flat_map(|c| -> Box<dyn Iterator<Item = char>> {
+                        if c.is_uppercase() {
+                            Box::new(c.to_lowercase())
+                        } else {
+                            Box::new(c.to_uppercase())
+                        }
+                    })
+                    .collect(),
+            };
+            Ok(ctx.str(&r))
+        }
+        "find" | "rfind" | "index" | "rindex" | "count" => {
+            let [sub, start, end] = bind(name, ["sub", "start", "end"], args, kw)?;
+            let sub = str_arg(name, &sub.unwrap_or(Value::None))?;
+            let (bs, be, cs) = match char_range(s, start, end) {
+                Ok(r) if r.0 <= r.1 => r,
+                Ok(_) if name == "count" => return Ok(Value::Int(0)),
+                Ok(_) => return not_found(name),
+                Err(e) => return Err(e),
+            };
+            let hay = &s[bs..be];
+            if name == "count" {
+                let n = if sub.is_empty() {
+                    hay.chars().count() + 1
+                } else {
+                    hay.matches(sub).count()
+                };
+                return Ok(Value::Int(n as i64));
+            }
+            let found = if name.starts_with('r') {
+                hay.rfind(sub)
+            } else {
+                hay.find(sub)
+            };
+            match found {
+                Some(off) => Ok(Value::Int((cs + hay[..off].chars().count()) as i64)),
+                None => not_found(name),
+            }
+        }
+        "join" => {
+            let [items] = bind(name, ["iterable"], args, kw)?;
+            let items = ops::iterate(ctx, items.unwrap_or(Value::None))?;
+            let mut out = String::new();
+            for (i, it) in items.iter().enumerate() {
+                let Value::Str(p) = it else {
+                    return Err(err!(
+                        Type,
+                        "sequence item {i}: expected str instance, {} found",
+                        it.type_name()
+                    ));
+                };
+                if i > 0 {
+                    out.push_str(s);
+                }
+                out.push_str(p);
+            }
+            Ok(ctx.str(&out))
+        }
+        "format" => {
+            let mut out = String::new();
+            super::format::str_format(ctx, &mut out, s, args, kw)?;
+            Ok(ctx.str(&out))
+        }
+        "isdigit" | "isdecimal" | "isnumeric" | "isalpha" | "isalnum" | "isspace" => {
+            no_args(name, args, kw)?;
+            let pred: fn(char) -> bool = match name {
+                "isdigit" | "isdecimal" | "isnumeric" => char::is_numeric,
+                "isalpha" => char::is_alphabetic,
+                "isalnum" => char::is_alphanumeric,
+                _ => is_py_space,
+            };
+            b(!s.is_empty() && s.chars().all(pred))
+        }
+        "isupper" => no_args(name, args, kw).and_then(|_| b(is_cased(s, true))),
+        "islower" => no_args(name, args, kw).and_then(|_| b(is_cased(s, false))),
+        "istitle" => no_args(name, args, kw).and_then(|_| b(is_title(s))),
+        "zfill" => {
+            let [w] = bind(name, ["width"], args, kw)?;
+            let w = int_arg(&w.unwrap_or(Value::None))?;
+            let n = s.chars().count() as i64;
+            if w <= n {
+                return Ok(Value::Str(s));
+            }
+            let zeros = "0".repeat((w - n) as usize);
+            let (sign, rest) = match s.chars().next() {
+                Some(c @ ('+' | '-')) => (c.to_string(), &s[1..]),
+                _ => (String::new(), s),
+            };
+            Ok(ctx.str(&format!("{sign}{zeros}{rest}")))
+        }
+        "ljust" | "rjust" | "center" => {
+            let [w, fill] = bind(name, ["width", "fillchar"], args, kw)?;
+            let w = int_arg(&w.unwrap_or(Value::None))?;
+            let fill = match fill {
+                None => ' ',
+                Some(f) => {
+                    let f = str_arg(name, &f)?;
+                    let mut cs = f.chars();
+                    match (cs.next(), cs.next()) {
+                        (Some(c), None) => c,
+                        _ => {
+                            return Err(err!(
+                                Type,
+                                "The fill character must be exactly one character long"
+                            ))
+                        }
+                    }
+                }
+            };
+            let n = s.chars().count() as i64;
+            if w <= n {
+                return Ok(Value::Str(s));
+            }
+            let pad = |k: i64| std::iter::repeat(fill).take(k as usize).collect::<String>();
+            Ok(ctx.str(&match name {
+                "ljust" => format!("{s}{}", pad(w - n)),
+                "rjust" => format!("{}{s}", pad(w - n)),
+                _ => center(s, w, fill),
+            }))
+        }
+        "removeprefix" | "removesuffix" => {
+            let [a] = bind(name, ["fix"], args, kw)?;
+            let a = str_arg(name, &a.unwrap_or(Value::None))?;
+            let r = if name == "removeprefix" {
+                s.strip_prefix(a)
+            } else {
+                s.strip_suffix(a)
+            };
+            Ok(Value::Str(r.unwrap_or(s)))
+        }
+        "partition" | "rpartition" => {
+            let [sep] = bind(name, ["sep"], args, kw)?;
+            let sep = str_arg(name, &sep.unwrap_or(Value::None))?;
+            if sep.is_empty() {
+                return Err(err!(Value, "empty separator"));
+            }
+            let found = if name == "partition" {
+                s.find(sep)
+            } else {
+                s.rfind(sep)
+            };
+            let parts = match found {
+                Some(i) => [&s[..i], sep, &s[i + sep.len()..]],
+                None if name == "partition" => [s, "", ""],
+                None => ["", "", s],
+            };
+            Ok(Value::Tuple(ctx.slice(parts.map(Value::Str))))
+        }
+        _ => Err(err!(Type, "'str' object has no attribute '{name}'")),
+    }
+}
+
+/// The error of `find`-like methods when the substring is absent (`-1` for `find`).
+fn not_found<'a>(name: &str) -> VResult<'a> {
+    match name {
+        "find" | "rfind" => Ok(Value::Int(-1)),
+        _ => Err(err!(Value, "substring not found")),
+    }
+}
+
+/// Which ends `py_strip` strips.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Strip {
+    /// Both ends (`strip`).
+    Both,
+    /// The start (`lstrip`).
+    Left,
+    /// The end (`rstrip`).
+    Right,
+}
+
+/// `s.strip(chars)`: whitespace when `chars` is `None`, else any of `chars`.
+pub(crate) fn py_strip<'a>(
+    s: &'a str,
+    chars: Option<&Value<'_>>,
+    how: Strip,
+) -> Result<&'a str, Error> {
+    let set: Option<&str> = match chars {
+        None | Some(Value::None) => None,
+        Some(Value::Str(c)) => Some(c),
+        Some(Value::Undefined(_)) => Some(""),
+        Some(other) => {
+            return Err(err!(
+                Type,
+                "strip arg must be None or str, not {}",
+                other.type_name()
+            ))
+        }
+    };
+    let pred = |c: char| match set {
+        None => is_py_space(c),
+        Some(set) => set.contains(c),
+    };
+    Ok(match how {
+        Strip::Both => s.trim_matches(pred),
+        Strip::Left => s.trim_start_matches(pred),
+        Strip::Right => s.trim_end_matches(pred),
+    })
+}
+
+/// `s.split()` / `s.rsplit()` with no separator: runs of whitespace, at most `max` splits.
+fn split_ws(s: &str, max: usize, from_right: bool) -> Vec<&str> {
+    let mut out = Vec::new();
+    if from_right {
+        let mut rest = s.trim_end_matches(is_py_space);
+        while !rest.is_empty() {
+            if out.len() == max {
+                out.push(rest);
+                break;
+            }
+            match rest.rfind(is_py_space) {
+                Some(i) => {
+                    let c = rest[i..].chars().next().map_or(1, char::len_utf8);
+                    out.push(&rest[i + c..]);
+                    rest = rest[..i].trim_end_matches(is_py_space);
+                }
+                None => {
+                    out.push(rest);
+                    break;
+                }
+            }
+        }
+        out.reverse();
+    } else {
+        let mut rest = s.trim_start_matches(is_py_space);
+        while !rest.is_empty() {
+            if out.len() == max {
+                out.push(rest);
+                break;
+            }
+            match rest.find(is_py_space) {
+                Some(i) => {
+                    out.push(&rest[..i]);
+                    rest = rest[i..].trim_start_matches(is_py_space);
+                }
+                None => {
+                    out.push(rest);
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The byte range of `s[start:end]` (code-point indices, Python slice rules) and the code-point
+/// index where it starts. When `start > len`, the range is empty with `start > end`.
+fn char_range(
+    s: &str,
+    start: Option<Value<'_>>,
+    end: Option<Value<'_>>,
+) -> Result<(usize, usize, usize), Error> {
+    let len = s.chars().count() as i64;
+    let fix = |v: Option<i64>, dflt: i64| -> i64 {
+        match v {
+            None => dflt,
+            Some(i) if i < 0 => (i + len).max(0),
+            Some(i) => i,
+        }
+    };
+    let cs = fix(opt_int_arg(start)?, 0);
+    let ce = fix(opt_int_arg(end)?, len).min(len);
+    if cs > len {
+        return Ok((s.len(), 0, len as usize));
+    }
+    let byte = |c: i64| s.char_indices().nth(c as usize).map_or(s.len(), |(i, _)| i);
+    let bs = byte(cs);
+    let be = if ce <= cs { bs } else { byte(ce) };
+    Ok((bs, be, cs as usize))
+}
+
+/// `s.replace(old, new, count)`; a negative `count` replaces all.
+pub(crate) fn py_replace(s: &str, old: &str, new: &str, count: i64) -> String {
+    let max = usize::try_from(count).unwrap_or(usize::MAX);
+    if old.is_empty() {
+        let mut out = String::with_capacity(s.len() + new.len() * 2);
+        let mut n = 0;
+        for c in s.chars() {
+            if n < max {
+                out.push_str(new);
+                n += 1;
+            }
+            out.push(c);
+        }
+        if n < max {
+            out.push_str(new);
+        }
+        return out;
+    }
+    s.replacen(old, new, max)
+}
+
+/// `s.capitalize()`: the first character upper-cased, the rest lower-cased.
+pub(crate) fn capitalize(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut cs = s.chars();
+    if let Some(c) = cs.next() {
+        out.extend(c.to_uppercase());
+    }
+    for c in cs {
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// `s.center(width, fill)` with CPython's split of the padding.
+pub(crate) fn center(s: &str, width: i64, fill: char) -> String {
+    let n = s.chars().count() as i64;
+    if width <= n {
+        return s.to_string();
+    }
+    let marg = width - n;
+    let left = marg / 2 + (marg & width & 1);
+    let mut out = String::with_capacity(s.len() + marg as usize);
+    out.extend(std::iter::repeat(fill).take(left as usize));
+    out.push_str(s);
+    out.extend(std::iter::repeat(fill).take((marg - left) as usize));
+    out
+}
+
+/// Whether `c` has case.
+fn cased(c: char) -> bool {
+    c.is_uppercase() || c.is_lowercase()
+}
+
+/// `s.isupper()` (`upper`) or `s.islower()`: some cased character, and all of that case.
+pub(crate) fn is_cased(s: &str, upper: bool) -> bool {
+    let mut any = false;
+    for c in s.chars() {
+        if upper && c.is_lowercase() || !upper && c.is_uppercase() {
+            return false;
+        }
+        any |= cased(c);
+    }
+    any
+}
+
+/// `s.istitle()`.
+fn is_title(s: &str) -> bool {
+    let (mut prev_cased, mut any) = (false, false);
+    for c in s.chars() {
+        if c.is_uppercase() {
+            if prev_cased {
+                return false;
+            }
+            prev_cased = true;
+            any = true;
+        } else if c.is_lowercase() {
+            if !prev_cased {
+                return false;
+            }
+            prev_cased = true;
+            any = true;
+        } else {
+            prev_cased = false;
+        }
+    }
+    any
+}
+
+/// Python's `str.title()`: upper-case after an uncased character, lower-case after a cased one.
+fn py_title(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut prev_cased = false;
+    for c in s.chars() {
+        if prev_cased {
+            out.extend(c.to_lowercase());
+        } else {
+            out.extend(c.to_uppercase());
+        }
+        prev_cased = cased(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod unit {
+    use super::super::args::testutil::{leak, s as show, with_ctx};
+    use super::*;
+
+    fn m(
+        s: &str,
+        name: &str,
+        a: &[Value<'static>],
+        k: &[(&'static str, Value<'static>)],
+    ) -> String {
+        with_ctx(|ctx| {
+            let s = ctx.arena.alloc_str(s);
+            match call(ctx, s, name, a, k) {
+                Ok(v) => match v {
+                    Value::List(items) | Value::Tuple(items) => {
+                        let parts: Vec<String> = items.iter().map(show).collect();
+                        format!("[{}]", parts.join("|"))
+                    }
+                    v => show(&v),
+                },
+                Err(e) => format!("!{:?}", e.kind()),
+            }
+        })
+    }
+
+    #[test]
+    fn split_family() {
+        assert_eq!(m("  a b\t c  ", "split", &[], &[]), "[a|b|c]");
+        assert_eq!(
+            m("a b c", "split", &[Value::None, Value::Int(1)], &[]),
+            "[a|b c]"
+        );
+        assert_eq!(
+            m(" a b c ", "rsplit", &[], &[("maxsplit", Value::Int(1))]),
+            "[ a b|c]"
+        );
+        assert_eq!(m("a,b,,c", "split", &[Value::Str(",")], &[]), "[a|b||c]");
+        assert_eq!(
+            m("a,b,c", "rsplit", &[Value::Str(","), Value::Int(1)], &[]),
+            "[a,b|c]"
+        );
+        assert_eq!(m("a", "split", &[Value::Str("")], &[]), "!Value");
+        assert_eq!(m("", "split", &[], &[]), "[]");
+        assert_eq!(m("", "split", &[Value::Str(",")], &[]), "[]");
+        assert_eq!(m("a\nb\r\n", "splitlines", &[], &[]), "[a|b]");
+        assert_eq!(
+            m("a=b=c", "partition", &[Value::Str("=")], &[]),
+            "[a|=|b=c]"
+        );
+        assert_eq!(m("abc", "rpartition", &[Value::Str("=")], &[]), "[||abc]");
+    }
+
+    #[test]
+    fn strip_find_and_friends() {
+        assert_eq!(m(" \n x \t", "strip", &[], &[]), "x");
+        assert_eq!(m("xxaxx", "lstrip", &[Value::Str("x")], &[]), "axx");
+        assert_eq!(m("xxaxx", "rstrip", &[Value::Str("x")], &[]), "xxa");
+        assert_eq!(m("héllo", "find", &[Value::Str("l")], &[]), "2");
+        assert_eq!(m("héllo", "rfind", &[Value::Str("l")], &[]), "3");
+        assert_eq!(
+            m("héllo", "find", &[Value::Str("l"), Value::Int(-2)], &[]),
+            "3"
+        );
+        assert_eq!(m("abc", "find", &[Value::Str(""), Value::Int(3)], &[]), "3");
+        assert_eq!(
+            m("abc", "find", &[Value::Str(""), Value::Int(4)], &[]),
+            "-1"
+        );
+        assert_eq!(m("abc", "index", &[Value::Str("z")], &[]), "!Value");
+        assert_eq!(m("aaa", "count", &[Value::Str("a")], &[]), "3");
+        assert_eq!(m("aaa", "count", &[Value::Str("")], &[]), "4");
+        assert_eq!(
+            m("abc", "startswith", &[Value::Str("b"), Value::Int(1)], &[]),
+            "True"
+        );
+        let tup = leak([Value::Str("x"), Value::Str("c")]);
+        assert_eq!(m("abc", "endswith", &[Value::Tuple(tup)], &[]), "True");
+        assert_eq!(m("abc", "endswith", &[Value::Int(1)], &[]), "!Type");
+    }
+
+    #[test]
+    fn case_and_padding() {
+        assert_eq!(
+            m("they're bill's 1st", "title", &[], &[]),
+            "They'Re Bill'S 1St"
+        );
+        assert_eq!(m("hELLO", "capitalize", &[], &[]), "Hello");
+        assert_eq!(m("aB", "swapcase", &[], &[]), "Ab");
+        assert_eq!(m("A1", "isupper", &[], &[]), "True");
+        assert_eq!(m("Ab Cd", "istitle", &[], &[]), "True");
+        assert_eq!(m("-42", "zfill", &[Value::Int(5)], &[]), "-0042");
+        assert_eq!(
+            m("ab", "center", &[Value::Int(5), Value::Str("*")], &[]),
+            "**ab*"
+        );
+        assert_eq!(m("ab", "ljust", &[Value::Int(4)], &[]), "ab  ");
+        assert_eq!(
+            m("ab", "rjust", &[Value::Int(4), Value::Str("xy")], &[]),
+            "!Type"
+        );
+        assert_eq!(
+            m(
+                "aXa",
+                "replace",
+                &[Value::Str("a"), Value::Str("b"), Value::Int(1)],
+                &[]
+            ),
+            "bXa"
+        );
+        assert_eq!(
+            m("prefix-x", "removeprefix", &[Value::Str("prefix-")], &[]),
+            "x"
+        );
+        let items = leak([Value::Str("a"), Value::Str("b")]);
+        assert_eq!(m(", ", "join", &[Value::List(items)], &[]), "a, b");
+        assert_eq!(
+            m(", ", "join", &[Value::List(&[Value::Int(1)])], &[]),
+            "!Type"
+        );
+    }
+}
