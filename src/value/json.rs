@@ -451,3 +451,352 @@ impl Writer<'_, '_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Expected strings come from probing `tojson` in transformers' environment
+    //! (`json.dumps` of Python 3.11).
+
+    use bumpalo::Bump;
+
+    use super::*;
+    use crate::clock::DateTime;
+    use crate::error::ErrorKind;
+    use crate::value::IterKind;
+
+    /// A context over `bump`.
+    fn ctx(bump: &Bump) -> Ctx<'_> {
+        Ctx {
+            arena: bump,
+            now: DateTime::from_unix(0, 0),
+        }
+    }
+
+    /// `json.dumps(v, **kwargs)` through [`opts_from_args`].
+    fn dump<'a>(
+        ctx: &Ctx<'a>,
+        v: Value<'a>,
+        kwargs: &[(&'a str, Value<'a>)],
+    ) -> Result<String, Error> {
+        let opts = opts_from_args(ctx, &[], kwargs)?;
+        let mut out = String::new();
+        dumps(&mut out, &v, &opts)?;
+        Ok(out)
+    }
+
+    /// The `{'a': [1, {'x': 2}], 'b': {}, 'c': []}` of several probes.
+    fn nested<'a>(ctx: &Ctx<'a>) -> Value<'a> {
+        let inner = Value::Dict(ctx.arena.alloc([(Value::Str("x"), Value::Int(2))]));
+        Value::Dict(ctx.arena.alloc([
+            (Value::Str("a"), ctx.list([Value::Int(1), inner])),
+            (Value::Str("b"), Value::Dict(&[])),
+            (Value::Str("c"), Value::List(&[])),
+        ]))
+    }
+
+    #[test]
+    fn default_separators_and_escapes() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let s = Value::Str("é\n\x1f\x7f\"\\😀");
+        let list = c.list([
+            Value::Int(1),
+            Value::Float(2.5),
+            Value::None,
+            Value::Bool(true),
+            s,
+        ]);
+        let v = Value::Dict(c.arena.alloc([
+            (Value::Str("a"), list),
+            (Value::Str("b"), Value::Dict(&[])),
+            (Value::Str("c"), Value::List(&[])),
+        ]));
+        assert_eq!(
+            dump(&c, v, &[]).ok().as_deref(),
+            Some("{\"a\": [1, 2.5, null, true, \"é\\n\\u001f\x7f\\\"\\\\😀\"], \"b\": {}, \"c\": []}")
+        );
+    }
+
+    #[test]
+    fn indent_forms() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let v = nested(&c);
+        assert_eq!(
+            dump(&c, v, &[("indent", Value::Int(2))]).ok().as_deref(),
+            Some("{\n  \"a\": [\n    1,\n    {\n      \"x\": 2\n    }\n  ],\n  \"b\": {},\n  \"c\": []\n}")
+        );
+        assert_eq!(
+            dump(&c, v, &[("indent", Value::Str("\t"))]).ok().as_deref(),
+            Some("{\n\t\"a\": [\n\t\t1,\n\t\t{\n\t\t\t\"x\": 2\n\t\t}\n\t],\n\t\"b\": {},\n\t\"c\": []\n}")
+        );
+        let small = Value::Dict(c.arena.alloc([(Value::Str("a"), c.list([Value::Int(1)]))]));
+        for indent in [Value::Int(0), Value::Int(-1), Value::Str("")] {
+            assert_eq!(
+                dump(&c, small, &[("indent", indent)]).ok().as_deref(),
+                Some("{\n\"a\": [\n1\n]\n}")
+            );
+        }
+        assert_eq!(
+            dump(&c, small, &[("indent", Value::Bool(true))])
+                .ok()
+                .as_deref(),
+            Some("{\n \"a\": [\n  1\n ]\n}")
+        );
+        let e = dump(&c, small, &[("indent", Value::Float(2.5))]).err();
+        assert_eq!(
+            e.as_ref().map(Error::message),
+            Some("can't multiply sequence by non-int of type 'float'")
+        );
+        let empty_in_list = c.list([Value::Dict(&[])]);
+        assert_eq!(
+            dump(&c, empty_in_list, &[("indent", Value::Int(2))])
+                .ok()
+                .as_deref(),
+            Some("[\n  {}\n]")
+        );
+        assert_eq!(
+            dump(
+                &c,
+                small,
+                &[("indent", Value::None), ("separators", Value::None)]
+            )
+            .ok()
+            .as_deref(),
+            Some("{\"a\": [1]}")
+        );
+    }
+
+    #[test]
+    fn separators() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let v = Value::Dict(
+            c.arena
+                .alloc([(Value::Str("a"), c.list([Value::Int(1), Value::Int(2)]))]),
+        );
+        let tight = Value::Tuple(c.slice([Value::Str(","), Value::Str(":")]));
+        assert_eq!(
+            dump(&c, v, &[("separators", tight)]).ok().as_deref(),
+            Some("{\"a\":[1,2]}")
+        );
+        let as_list = c.list([Value::Str(","), Value::Str(":")]);
+        assert_eq!(
+            dump(&c, v, &[("separators", as_list), ("indent", Value::Int(1))])
+                .ok()
+                .as_deref(),
+            Some("{\n \"a\":[\n  1,\n  2\n ]\n}")
+        );
+        let one = Value::Tuple(c.slice([Value::Str(",")]));
+        let e = dump(&c, v, &[("separators", one)]).err();
+        assert_eq!(
+            e.as_ref().map(Error::message),
+            Some("not enough values to unpack (expected 2, got 1)")
+        );
+        let ints = Value::Tuple(c.slice([Value::Int(1), Value::Int(2)]));
+        let e = dump(&c, v, &[("separators", ints)]).err();
+        assert_eq!(e.map(|e| e.kind()), Some(ErrorKind::Type));
+        let e = dump(&c, v, &[("foo", Value::Int(1))]).err();
+        assert_eq!(
+            e.as_ref().map(Error::message),
+            Some("_cached_compile_jinja_template.<locals>.tojson() got an unexpected keyword argument 'foo'")
+        );
+    }
+
+    #[test]
+    fn ensure_ascii_and_truthy_flags() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let s = Value::Str("é😀\x7f\u{2028}");
+        assert_eq!(
+            dump(&c, s, &[("ensure_ascii", Value::Bool(true))])
+                .ok()
+                .as_deref(),
+            Some(r#""\u00e9\ud83d\ude00\u007f\u2028""#)
+        );
+        assert_eq!(
+            dump(
+                &c,
+                Value::Str("a"),
+                &[
+                    ("ensure_ascii", Value::Int(1)),
+                    ("sort_keys", Value::Str("x"))
+                ]
+            )
+            .ok()
+            .as_deref(),
+            Some("\"a\"")
+        );
+        // Positional: tojson(x, ensure_ascii, indent, separators, sort_keys).
+        let opts = opts_from_args(&c, &[Value::Bool(true), Value::Int(1)], &[]);
+        assert!(opts.is_ok_and(|o| o.ensure_ascii && o.indent == Some(" ") && o.item_sep == ","));
+    }
+
+    #[test]
+    fn sort_keys() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let sort = [("sort_keys", Value::Bool(true))];
+        let v = Value::Dict(c.arena.alloc([
+            (Value::Str("b"), Value::Int(1)),
+            (Value::Str("a"), Value::Int(2)),
+        ]));
+        assert_eq!(
+            dump(&c, v, &sort).ok().as_deref(),
+            Some("{\"a\": 2, \"b\": 1}")
+        );
+        let mixed = Value::Dict(c.arena.alloc([
+            (Value::Int(1), Value::Int(1)),
+            (Value::Str("a"), Value::Int(2)),
+        ]));
+        let e = dump(&c, mixed, &sort).err();
+        assert_eq!(
+            e.as_ref().map(Error::message),
+            Some("'<' not supported between instances of 'str' and 'int'")
+        );
+        let nums = Value::Dict(c.arena.alloc([
+            (Value::Int(2), Value::Int(1)),
+            (Value::Float(1.5), Value::Int(2)),
+            (Value::Bool(true), Value::Int(3)),
+        ]));
+        assert_eq!(
+            dump(&c, nums, &sort).ok().as_deref(),
+            Some("{\"true\": 3, \"1.5\": 2, \"2\": 1}")
+        );
+        let none_key = Value::Dict(c.arena.alloc([
+            (Value::None, Value::Int(1)),
+            (Value::Str("a"), Value::Int(2)),
+        ]));
+        let e = dump(&c, none_key, &sort).err();
+        assert_eq!(
+            e.as_ref().map(Error::message),
+            Some("'<' not supported between instances of 'str' and 'NoneType'")
+        );
+    }
+
+    #[test]
+    fn keys_are_converted() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let big = c.int(1i128 << 70);
+        let v = Value::Dict(c.arena.alloc([
+            (Value::Int(1), Value::Str("c")),
+            (Value::Float(1.5), Value::Str("b")),
+            (Value::None, Value::Str("d")),
+            (big, Value::Str("e")),
+            (Value::Bool(false), Value::Str("f")),
+            (Value::Float(f64::INFINITY), Value::Int(1)),
+            (Value::Float(f64::NEG_INFINITY), Value::Int(2)),
+            (Value::Float(f64::NAN), Value::Int(3)),
+            (Value::Float(1e16), Value::Int(4)),
+        ]));
+        assert_eq!(
+            dump(&c, v, &[]).ok().as_deref(),
+            Some(
+                "{\"1\": \"c\", \"1.5\": \"b\", \"null\": \"d\", \"1180591620717411303424\": \"e\", \
+                 \"false\": \"f\", \"Infinity\": 1, \"-Infinity\": 2, \"NaN\": 3, \"1e+16\": 4}"
+            )
+        );
+        let tuple_key = Value::Dict(c.arena.alloc([(
+            Value::Tuple(c.slice([Value::Int(1), Value::Int(2)])),
+            Value::Str("a"),
+        )]));
+        let e = dump(&c, tuple_key, &[]).err();
+        assert_eq!(
+            e.as_ref().map(Error::message),
+            Some("keys must be str, int, float, bool or None, not tuple")
+        );
+        let undef_key = Value::Dict(c.arena.alloc([(Value::UNDEFINED, Value::Str("a"))]));
+        let e = dump(&c, undef_key, &[]).err();
+        assert_eq!(
+            e.as_ref().map(Error::message),
+            Some("keys must be str, int, float, bool or None, not Undefined")
+        );
+    }
+
+    #[test]
+    fn numbers_tuples_and_unserializable() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let v = Value::Tuple(c.slice([
+            Value::Int(1),
+            Value::Float(1e16),
+            Value::Float(f64::INFINITY),
+            Value::Float(f64::NEG_INFINITY),
+            Value::Float(f64::NAN),
+            c.int(1i128 << 100),
+            Value::Float(1.0),
+        ]));
+        assert_eq!(
+            dump(&c, v, &[]).ok().as_deref(),
+            Some("[1, 1e+16, Infinity, -Infinity, NaN, 1267650600228229401496703205376, 1.0]")
+        );
+        let cases = [
+            (Value::UNDEFINED, "Undefined"),
+            (c.iter(IterKind::Generator, &[]), "generator"),
+            (c.iter(IterKind::DictItems, &[]), "dict_items"),
+            (Value::Ns(c.namespace()), "TemplateNamespace"),
+            (c.list([Value::UNDEFINED]), "Undefined"),
+        ];
+        for (v, ty) in cases {
+            let e = dump(&c, v, &[]).err();
+            assert_eq!(e.as_ref().map(Error::kind), Some(ErrorKind::Type));
+            assert_eq!(
+                e.as_ref().map(Error::message),
+                Some(format!("Object of type {ty} is not JSON serializable").as_str())
+            );
+        }
+    }
+
+    #[test]
+    fn borrowed_json_is_written_directly() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let src = r#"{"z": [1, -2, 3.25, 1e300, 1.0, 12345678901234567890, null, true, false, "\u00e9\ud83d\ude00 \" \\ \n\u0001\u007f</"], "a": {"nested": {"k": []}, "e": {}}, "m": 0.1}"#;
+        let j: serde_json::Value = serde_json::from_str(src).unwrap_or_default();
+        let v = Value::Json(&j);
+        assert_eq!(
+            dump(&c, v, &[]).ok().as_deref(),
+            Some("{\"z\": [1, -2, 3.25, 1e+300, 1.0, 12345678901234567890, null, true, false, \"é😀 \\\" \\\\ \\n\\u0001\x7f</\"], \"a\": {\"nested\": {\"k\": []}, \"e\": {}}, \"m\": 0.1}")
+        );
+        assert_eq!(
+            dump(&c, v, &[("ensure_ascii", Value::Bool(true))])
+                .ok()
+                .as_deref(),
+            Some(
+                r#"{"z": [1, -2, 3.25, 1e+300, 1.0, 12345678901234567890, null, true, false, "\u00e9\ud83d\ude00 \" \\ \n\u0001\u007f</"], "a": {"nested": {"k": []}, "e": {}}, "m": 0.1}"#
+            )
+        );
+        assert_eq!(
+            dump(
+                &c,
+                v,
+                &[
+                    ("indent", Value::Int(2)),
+                    ("sort_keys", Value::Bool(true)),
+                    ("ensure_ascii", Value::Bool(true))
+                ]
+            )
+            .ok()
+            .as_deref(),
+            Some("{\n  \"a\": {\n    \"e\": {},\n    \"nested\": {\n      \"k\": []\n    }\n  },\n  \"m\": 0.1,\n  \"z\": [\n    1,\n    -2,\n    3.25,\n    1e+300,\n    1.0,\n    12345678901234567890,\n    null,\n    true,\n    false,\n    \"\\u00e9\\ud83d\\ude00 \\\" \\\\ \\n\\u0001\\u007f</\"\n  ]\n}")
+        );
+        // A template list holding borrowed JSON.
+        let mixed = c.list([Value::Json(&j["a"]), Value::Str("x")]);
+        assert_eq!(
+            dump(&c, mixed, &[]).ok().as_deref(),
+            Some("[{\"nested\": {\"k\": []}, \"e\": {}}, \"x\"]")
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let mut v = Value::Int(0);
+        for _ in 0..10_000 {
+            v = c.list([v]);
+        }
+        assert!(dump(&c, v, &[]).is_err());
+    }
+}

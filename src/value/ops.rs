@@ -1545,3 +1545,809 @@ pub(crate) fn length(v: &Value<'_>) -> Result<usize, Error> {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Expected results come from probing transformers' environment (jinja2 3.1.6, Python
+    //! 3.11): `{{ expr }}` renders `str()` of the result; errors are shown as
+    //! `Kind: message`.
+
+    use std::cell::Cell;
+
+    use bumpalo::Bump;
+
+    use super::*;
+    use crate::clock::DateTime;
+
+    /// A context over `bump`.
+    fn ctx(bump: &Bump) -> Ctx<'_> {
+        Ctx {
+            arena: bump,
+            now: DateTime::from_unix(0, 0),
+        }
+    }
+
+    /// `str(v)`, or `Kind: message` for an error.
+    fn show(r: Result<Value<'_>, Error>) -> String {
+        match r {
+            Ok(v) => {
+                let mut s = String::new();
+                crate::value::fmt::write_str(&mut s, &v);
+                s
+            }
+            Err(e) => format!("{:?}: {}", e.kind(), e.message()),
+        }
+    }
+
+    /// `Kind: message` of an error, or `ok`.
+    fn show_err<T>(r: Result<T, Error>) -> String {
+        match r {
+            Ok(_) => "ok".to_string(),
+            Err(e) => format!("{:?}: {}", e.kind(), e.message()),
+        }
+    }
+
+    /// The caller's JSON for `{{ d }}`-style probes.
+    fn json(src: &str) -> serde_json::Value {
+        serde_json::from_str(src).unwrap_or_default()
+    }
+
+    #[test]
+    fn arithmetic() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        use BinOp::*;
+        let (i, f, t) = (Value::Int, Value::Float, Value::Bool(true));
+        let cases: &[(BinOp, Value<'_>, Value<'_>, &str)] = &[
+            (Add, t, i(1), "2"),
+            (Add, t, t, "2"),
+            (FloorDiv, i(7), i(-2), "-4"),
+            (Mod, i(-7), i(3), "2"),
+            (Mod, i(7), i(-3), "-2"),
+            (Pow, i(2), i(-1), "0.5"),
+            (Div, i(7), i(2), "3.5"),
+            (Div, i(4), i(2), "2.0"),
+            (FloorDiv, f(7.5), i(2), "3.0"),
+            (Mod, f(-7.5), i(2), "0.5"),
+            (FloorDiv, f(-7.0), i(2), "-4.0"),
+            (Mod, i(7), f(-3.0), "-2.0"),
+            (Mod, f(-0.0), i(5), "0.0"),
+            (Mod, f(0.0), i(-5), "-0.0"),
+            (FloorDiv, i(5), f(0.3), "16.0"),
+            (FloorDiv, f(1e308), f(1e-308), "inf"),
+            (Pow, i(2), i(3), "8"),
+            (Pow, f(2.0), i(3), "8.0"),
+            (Pow, i(2), f(3.0), "8.0"),
+            (Pow, i(-2), i(3), "-8"),
+            (Pow, i(-2), i(-3), "-0.125"),
+            (Pow, i(0), i(0), "1"),
+            (Pow, f(0.0), i(0), "1.0"),
+            (Pow, f(-8.0), i(2), "64.0"),
+            (Pow, i(2), f(0.5), "1.4142135623730951"),
+            (Pow, i(10), i(-400), "0.0"),
+            (Pow, i(2), i(100), "1267650600228229401496703205376"),
+            (Add, i(i64::MAX), i(1), "9223372036854775808"),
+            (Add, f(0.1), f(0.2), "0.30000000000000004"),
+            (Div, i(1), i(3), "0.3333333333333333"),
+            (Div, i(10i64.pow(18)), i(3), "3.333333333333333e+17"),
+            (Div, i(9007199254740993), i(1), "9007199254740992.0"),
+            (Mul, Value::Str("ab"), i(3), "ababab"),
+            (Mul, i(3), Value::Str("ab"), "ababab"),
+            (Mul, Value::Str("ab"), i(-1), ""),
+            (Mul, Value::Str("ab"), t, "ab"),
+            (Sub, i(1), f(0.5), "0.5"),
+        ];
+        for (op, a, b, want) in cases {
+            assert_eq!(show(binop(&c, *op, *a, *b)), *want, "{op:?}");
+        }
+        let two64 = c.int(1i128 << 64);
+        let big_cases: &[(BinOp, Value<'_>, Value<'_>, &str)] = &[
+            (Div, c.int((1i128 << 64) + 1), i(3), "6.148914691236517e+18"),
+            (
+                Div,
+                c.int(1i128 << 100),
+                c.int((1i128 << 50) + 1),
+                "1125899906842623.0",
+            ),
+            (FloorDiv, two64, i(7), "2635249153387078802"),
+            (Mod, c.int(-(1i128 << 64)), i(7), "5"),
+            (Mul, two64, f(1.5), "2.7670116110564327e+19"),
+        ];
+        for (op, a, b, want) in big_cases {
+            assert_eq!(show(binop(&c, *op, *a, *b)), *want, "{op:?}");
+        }
+    }
+
+    #[test]
+    fn arithmetic_errors() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        use BinOp::*;
+        let (i, f, s) = (Value::Int, Value::Float, Value::Str);
+        let cases: &[(BinOp, Value<'_>, Value<'_>, &str)] = &[
+            (Div, i(1), i(0), "Value: division by zero"),
+            (
+                FloorDiv,
+                i(1),
+                i(0),
+                "Value: integer division or modulo by zero",
+            ),
+            (Mod, i(1), i(0), "Value: integer modulo by zero"),
+            (Div, f(1.0), i(0), "Value: float division by zero"),
+            (Mod, f(1.5), i(0), "Value: float modulo"),
+            (
+                FloorDiv,
+                f(1.5),
+                i(0),
+                "Value: float floor division by zero",
+            ),
+            (
+                FloorDiv,
+                i(1),
+                f(0.0),
+                "Value: float floor division by zero",
+            ),
+            (
+                Pow,
+                i(0),
+                i(-1),
+                "Value: 0.0 cannot be raised to a negative power",
+            ),
+            (
+                Pow,
+                f(10.0),
+                i(400),
+                "Overflow: (34, 'Numerical result out of range')",
+            ),
+            (
+                Add,
+                s("a"),
+                i(1),
+                "Type: can only concatenate str (not \"int\") to str",
+            ),
+            (
+                Add,
+                i(1),
+                s("a"),
+                "Type: unsupported operand type(s) for +: 'int' and 'str'",
+            ),
+            (
+                Mul,
+                s("a"),
+                f(1.5),
+                "Type: can't multiply sequence by non-int of type 'float'",
+            ),
+            (
+                Mul,
+                s("a"),
+                s("b"),
+                "Type: can't multiply sequence by non-int of type 'str'",
+            ),
+            (
+                Mul,
+                Value::Dict(&[]),
+                i(2),
+                "Type: unsupported operand type(s) for *: 'dict' and 'int'",
+            ),
+            (
+                Sub,
+                s("a"),
+                i(1),
+                "Type: unsupported operand type(s) for -: 'str' and 'int'",
+            ),
+            (
+                Add,
+                Value::None,
+                i(1),
+                "Type: unsupported operand type(s) for +: 'NoneType' and 'int'",
+            ),
+            (
+                Div,
+                s("a"),
+                i(1),
+                "Type: unsupported operand type(s) for /: 'str' and 'int'",
+            ),
+            (
+                Mod,
+                i(1),
+                s("a"),
+                "Type: unsupported operand type(s) for %: 'int' and 'str'",
+            ),
+            (
+                Pow,
+                i(1),
+                s("a"),
+                "Type: unsupported operand type(s) for ** or pow(): 'int' and 'str'",
+            ),
+            (
+                Mul,
+                s("a"),
+                c.int(1 << 70),
+                "Overflow: cannot fit 'int' into an index-sized integer",
+            ),
+        ];
+        for (op, a, b, want) in cases {
+            assert_eq!(show(binop(&c, *op, *a, *b)), *want, "{op:?}");
+        }
+        // Beyond 128 bits is an overflow error (Python would go on).
+        let e = binop(&c, Pow, i(2), i(127));
+        assert_eq!(
+            e.err().map(|e| e.kind()),
+            Some(crate::error::ErrorKind::Overflow)
+        );
+        let e = binop(&c, Pow, i(2), i(200));
+        assert_eq!(
+            e.err().map(|e| e.kind()),
+            Some(crate::error::ErrorKind::Overflow)
+        );
+        let max = c.int(i128::MAX);
+        assert!(binop(&c, Add, max, i(1)).is_err());
+        // Undefined operands raise, on either side; `~` prints them as empty.
+        let x = Value::Undefined(Some(c.arena.alloc(UndefInfo::Name("x"))));
+        assert_eq!(show(binop(&c, Add, x, i(1))), "Undefined: 'x' is undefined");
+        assert_eq!(show(binop(&c, Add, i(1), x)), "Undefined: 'x' is undefined");
+        assert_eq!(
+            show(binop(&c, Add, s("a"), x)),
+            "Undefined: 'x' is undefined"
+        );
+        assert_eq!(show(neg(&c, x)), "Undefined: 'x' is undefined");
+        assert_eq!(show(binop(&c, Concat, x, s("a"))), "a");
+    }
+
+    #[test]
+    fn sequences_concat_and_repeat() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        use BinOp::*;
+        let one = c.list([Value::Int(1)]);
+        let tup = Value::Tuple(c.slice([Value::Int(2)]));
+        let j = json("[3, \"x\"]");
+        assert_eq!(show(binop(&c, Mul, one, Value::Int(2))), "[1, 1]");
+        assert_eq!(show(binop(&c, Add, one, Value::Json(&j))), "[1, 3, 'x']");
+        assert_eq!(show(binop(&c, Add, Value::Json(&j), one)), "[3, 'x', 1]");
+        assert_eq!(
+            show(binop(&c, Mul, Value::Json(&j), Value::Int(2))),
+            "[3, 'x', 3, 'x']"
+        );
+        assert_eq!(show(binop(&c, Add, tup, tup)), "(2, 2)");
+        assert_eq!(show(binop(&c, Mul, tup, Value::Int(2))), "(2, 2)");
+        assert_eq!(
+            show(binop(&c, Add, one, tup)),
+            "Type: can only concatenate list (not \"tuple\") to list"
+        );
+        assert_eq!(
+            show(binop(&c, Add, tup, one)),
+            "Type: can only concatenate tuple (not \"list\") to tuple"
+        );
+        let d = json(r#"{"items": 1, "a": 2}"#);
+        let concat = binop(
+            &c,
+            Concat,
+            c.list([Value::Int(1), Value::Int(2), Value::Int(3)]),
+            Value::Json(&d),
+        );
+        let concat = concat.and_then(|v| binop(&c, Concat, v, Value::None));
+        let concat = concat.and_then(|v| binop(&c, Concat, v, Value::Float(1.0)));
+        assert_eq!(show(concat), "[1, 2, 3]{'items': 1, 'a': 2}None1.0");
+        assert!(binop(&c, Mul, Value::Str("ab"), Value::Int(1 << 40)).is_err());
+    }
+
+    #[test]
+    fn unary() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        assert_eq!(show(neg(&c, Value::Bool(true))), "-1");
+        assert_eq!(show(pos(&c, Value::Bool(true))), "1");
+        assert_eq!(show(neg(&c, Value::Int(i64::MIN))), "9223372036854775808");
+        assert_eq!(show(neg(&c, Value::Float(0.0))), "-0.0");
+        assert_eq!(
+            show(neg(&c, Value::Str("a"))),
+            "Type: bad operand type for unary -: 'str'"
+        );
+    }
+
+    #[test]
+    fn equality() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let (i, f) = (Value::Int, Value::Float);
+        assert!(eq(&i(1), &f(1.0)));
+        assert!(eq(&Value::Bool(true), &i(1)));
+        assert!(!eq(&Value::Str("a"), &i(1)));
+        assert!(eq(&Value::UNDEFINED, &Value::UNDEFINED));
+        assert!(!eq(&Value::UNDEFINED, &Value::None));
+        assert!(!eq(&c.int(9007199254740993), &f(9007199254740992.0)));
+        assert!(eq(&c.int(1 << 64), &f(18446744073709551616.0)));
+        assert!(!eq(&f(f64::NAN), &f(f64::NAN)));
+        let t1 = Value::Tuple(c.slice([i(1)]));
+        assert!(!eq(&t1, &c.list([i(1)])));
+        let l = json("[1, 2, 3]");
+        assert!(eq(&Value::Json(&l), &c.list([i(1), i(2), f(3.0)])));
+        assert!(!eq(
+            &Value::Json(&l),
+            &Value::Tuple(c.slice([i(1), i(2), i(3)]))
+        ));
+        let d = json(r#"{"items": 1, "a": 2}"#);
+        let dict = Value::Dict(
+            c.arena
+                .alloc([(Value::Str("a"), i(2)), (Value::Str("items"), i(1))]),
+        );
+        assert!(
+            eq(&Value::Json(&d), &dict),
+            "dicts compare regardless of order"
+        );
+        let other = Value::Dict(
+            c.arena
+                .alloc([(Value::Str("a"), i(2)), (Value::Str("items"), i(2))]),
+        );
+        assert!(!eq(&Value::Json(&d), &other));
+        assert!(!eq(&c.list([i(1), Value::Str("a")]), &c.list([i(1), i(2)])));
+        let keys1 = c.iter(
+            IterKind::DictKeys,
+            c.slice([Value::Str("a"), Value::Str("b")]),
+        );
+        let keys2 = c.iter(
+            IterKind::DictKeys,
+            c.slice([Value::Str("b"), Value::Str("a")]),
+        );
+        assert!(eq(&keys1, &keys2));
+        let vals = c.iter(IterKind::DictValues, c.slice([i(1)]));
+        let vals2 = c.iter(IterKind::DictValues, c.slice([i(1)]));
+        assert!(eq(&vals, &vals) && !eq(&vals, &vals2));
+        let ns = Value::Ns(c.namespace());
+        assert!(eq(&ns, &ns) && !eq(&ns, &Value::Ns(c.namespace())));
+    }
+
+    #[test]
+    fn ordering() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let (i, f) = (Value::Int, Value::Float);
+        let lt =
+            |a: Value<'_>, b: Value<'_>| show_err(compare(CmpOp::Lt, &a, &b).map(|r| assert!(r)));
+        assert_eq!(lt(c.list([i(1), i(2)]), c.list([i(1), i(3)])), "ok");
+        let t12 = Value::Tuple(c.slice([i(1), i(2)]));
+        assert_eq!(lt(t12, Value::Tuple(c.slice([i(1), i(2), i(0)]))), "ok");
+        assert_eq!(lt(Value::Str("a"), Value::Str("b")), "ok");
+        assert_eq!(lt(Value::Str("z"), Value::Str("é")), "ok");
+        assert_eq!(lt(Value::Bool(true), i(2)), "ok");
+        assert_eq!(lt(f(1.5), i(2)), "ok");
+        let two64 = c.int(1 << 64);
+        assert_eq!(
+            compare(CmpOp::Lt, &two64, &f(1.8446744073709552e19)).ok(),
+            Some(false)
+        );
+        assert_eq!(
+            compare(CmpOp::Ge, &two64, &f(1.8446744073709552e19)).ok(),
+            Some(true)
+        );
+        let two53p1 = c.int(9007199254740993);
+        assert_eq!(
+            compare(CmpOp::Gt, &two53p1, &f(9007199254740992.0)).ok(),
+            Some(true)
+        );
+        assert_eq!(compare(CmpOp::Lt, &t12, &t12).ok(), Some(false));
+        assert_eq!(compare(CmpOp::Le, &t12, &t12).ok(), Some(true));
+        assert_eq!(compare(CmpOp::Ge, &f(f64::NAN), &f(1.0)).ok(), Some(false));
+        let j = json("[1, 2]");
+        assert_eq!(
+            compare(CmpOp::Gt, &Value::Json(&j), &c.list([i(1)])).ok(),
+            Some(true)
+        );
+        let errs: &[(Value<'_>, Value<'_>, &str)] = &[
+            (
+                i(1),
+                Value::Str("a"),
+                "Type: '<' not supported between instances of 'int' and 'str'",
+            ),
+            (
+                c.list([i(1)]),
+                Value::Tuple(c.slice([i(1)])),
+                "Type: '<' not supported between instances of 'list' and 'tuple'",
+            ),
+            (
+                Value::None,
+                Value::None,
+                "Type: '<' not supported between instances of 'NoneType' and 'NoneType'",
+            ),
+            (
+                Value::Dict(&[]),
+                Value::Dict(&[]),
+                "Type: '<' not supported between instances of 'dict' and 'dict'",
+            ),
+            (
+                c.list([i(1), Value::Str("a")]),
+                c.list([i(1), i(2)]),
+                "Type: '<' not supported between instances of 'str' and 'int'",
+            ),
+        ];
+        for (a, b, want) in errs {
+            assert_eq!(show_err(compare(CmpOp::Lt, a, b)), *want);
+        }
+        let x = Value::Undefined(Some(c.arena.alloc(UndefInfo::Name("x"))));
+        assert_eq!(
+            show_err(compare(CmpOp::Lt, &x, &i(1))),
+            "Undefined: 'x' is undefined"
+        );
+        assert_eq!(
+            show_err(compare(CmpOp::Lt, &i(1), &x)),
+            "Undefined: 'x' is undefined"
+        );
+    }
+
+    #[test]
+    fn membership() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let d = json(r#"{"items": 1, "a": 2}"#);
+        let d = Value::Json(&d);
+        let l = json("[1, 2, 3]");
+        let l = Value::Json(&l);
+        let x = Value::Undefined(Some(c.arena.alloc(UndefInfo::Name("x"))));
+        let yes = |cont, item| contains(&c, cont, item).ok();
+        assert_eq!(yes(Value::Str("items"), Value::Str("it")), Some(true));
+        assert_eq!(yes(d, Value::Str("a")), Some(true));
+        assert_eq!(yes(d, Value::Int(1)), Some(false));
+        assert_eq!(yes(x, Value::Int(1)), Some(false));
+        assert_eq!(yes(l, x), Some(false));
+        assert_eq!(yes(l, Value::Float(2.0)), Some(true));
+        assert_eq!(
+            yes(c.list([c.list([Value::Int(1)])]), c.list([Value::Int(1)])),
+            Some(true)
+        );
+        let dict = Value::Dict(c.arena.alloc([(Value::Int(1), Value::Str("a"))]));
+        assert_eq!(yes(dict, Value::Bool(true)), Some(true));
+        let vals = c.iter(
+            IterKind::DictValues,
+            c.slice([Value::Int(1), Value::Int(2)]),
+        );
+        assert_eq!(yes(vals, Value::Int(2)), Some(true));
+        let errs: &[(Value<'_>, Value<'_>, &str)] = &[
+            (
+                Value::Int(1),
+                Value::Str("a"),
+                "Type: argument of type 'int' is not iterable",
+            ),
+            (
+                Value::Str("abc"),
+                Value::Int(1),
+                "Type: 'in <string>' requires string as left operand, not int",
+            ),
+            (
+                Value::Str("abc"),
+                Value::None,
+                "Type: 'in <string>' requires string as left operand, not NoneType",
+            ),
+            (d, c.list([Value::Int(1)]), "Type: unhashable type: 'list'"),
+            (
+                d,
+                Value::Tuple(c.slice([Value::Int(1), c.list([])])),
+                "Type: unhashable type: 'list'",
+            ),
+            (
+                Value::Ns(c.namespace()),
+                Value::Str("a"),
+                "Type: argument of type 'TemplateNamespace' is not iterable",
+            ),
+        ];
+        for (cont, item, want) in errs {
+            assert_eq!(show_err(contains(&c, *cont, *item)), *want);
+        }
+    }
+
+    #[test]
+    fn attributes_before_keys() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let j = json(r#"{"items": 1, "a": 2, "_x": 3, "__class__": 4}"#);
+        let d = Value::Json(&j);
+        // `d.items` is the method even though the key exists; `d['items']` is the key.
+        let m = getattr(&c, d, "items");
+        assert!(matches!(
+            m,
+            Ok(Value::Callable(Callable::Method { name: "items", .. }))
+        ));
+        assert_eq!(show(getitem(&c, d, Value::Str("items"))), "1");
+        assert_eq!(show(getattr(&c, d, "a")), "2");
+        // A `_` name that is no Python attribute falls back to the key...
+        assert_eq!(show(getattr(&c, d, "_x")), "3");
+        // ... but a real dunder is found first and refused by the sandbox.
+        let class = getattr(&c, d, "__class__").unwrap_or(Value::None);
+        assert_eq!(show(Ok(class)), "");
+        assert_eq!(
+            show_err::<()>(Err(undefined_error(&class))),
+            "Security: access to attribute '__class__' of 'dict' object is unsafe."
+        );
+        assert_eq!(show(getitem(&c, d, Value::Str("__class__"))), "4");
+        let empty = json("{}");
+        let class = getitem(&c, Value::Json(&empty), Value::Str("__class__"));
+        assert!(matches!(class, Ok(Value::Undefined(_))));
+        // Mutators are refused: printing gives nothing, using raises SecurityError.
+        let l = json("[1, 2, 3]");
+        for name in ["append", "pop", "clear"] {
+            let v = getattr(&c, Value::Json(&l), name).unwrap_or(Value::None);
+            assert!(v.is_undefined());
+            assert_eq!(
+                show_err::<()>(Err(undefined_error(&v))),
+                format!("Security: access to attribute '{name}' of 'list' object is unsafe.")
+            );
+        }
+        let pop = getattr(&c, d, "setdefault").unwrap_or(Value::None);
+        assert_eq!(
+            show_err::<()>(Err(undefined_error(&pop))),
+            "Security: access to attribute 'setdefault' of 'dict' object is unsafe."
+        );
+        // Missing attributes remember what was missing.
+        let missing = getattr(&c, d, "x").unwrap_or(Value::None);
+        assert!(!missing.is_true());
+        assert_eq!(
+            show_err::<()>(Err(undefined_error(&missing))),
+            "Undefined: 'dict object' has no attribute 'x'"
+        );
+        let none_attr = getattr(&c, Value::None, "foo").unwrap_or(Value::Int(0));
+        assert!(none_attr.is_undefined());
+        assert_eq!(
+            show_err::<()>(Err(undefined_error(&none_attr))),
+            "Undefined: 'None' has no attribute 'foo'"
+        );
+        let x = Value::Undefined(Some(c.arena.alloc(UndefInfo::Name("x"))));
+        assert_eq!(show(getattr(&c, x, "y")), "Undefined: 'x' is undefined");
+        assert_eq!(
+            show(getitem(&c, x, Value::Int(0))),
+            "Undefined: 'x' is undefined"
+        );
+        // Numbers have their few data attributes.
+        assert_eq!(show(getattr(&c, Value::Int(1), "real")), "1");
+        assert_eq!(show(getattr(&c, Value::Float(1.5), "imag")), "0.0");
+        assert_eq!(show(getattr(&c, Value::Bool(true), "numerator")), "1");
+        // Namespaces: attributes, also by subscript.
+        let ns = c.namespace();
+        ns.set("a", Value::Int(1));
+        assert_eq!(show(getattr(&c, Value::Ns(ns), "a")), "1");
+        assert_eq!(show(getitem(&c, Value::Ns(ns), Value::Str("a"))), "1");
+        let b = getattr(&c, Value::Ns(ns), "b").unwrap_or(Value::None);
+        assert_eq!(
+            show_err::<()>(Err(undefined_error(&b))),
+            "Undefined: 'transformers.utils.chat_template_utils.TemplateNamespace object' has no attribute 'b'"
+        );
+    }
+
+    #[test]
+    fn items_by_key_and_index() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let l = json("[1, 2, 3]");
+        let l = Value::Json(&l);
+        let get = |obj, key| show(getitem(&c, obj, key));
+        assert_eq!(get(l, Value::Bool(true)), "2");
+        assert_eq!(get(l, Value::Int(-1)), "3");
+        assert_eq!(get(l, Value::Int(10)), "");
+        assert_eq!(get(l, Value::Float(1.0)), "");
+        assert_eq!(get(l, Value::Str("a")), "");
+        assert_eq!(get(Value::Str("abc"), Value::Int(1)), "b");
+        assert_eq!(get(Value::Str("abc"), Value::Int(-1)), "c");
+        assert_eq!(get(Value::Str("abc"), Value::Int(5)), "");
+        assert_eq!(get(Value::Str("héllo"), Value::Int(1)), "é");
+        let dict = Value::Dict(c.arena.alloc([(Value::Int(1), Value::Str("a"))]));
+        assert_eq!(get(dict, Value::Bool(true)), "a");
+        assert_eq!(get(dict, Value::Float(1.0)), "a");
+        let dict = Value::Dict(c.arena.alloc([(Value::Bool(true), Value::Str("a"))]));
+        assert_eq!(get(dict, Value::Int(1)), "a");
+        let err = |v: VResult<'_>| show_err::<()>(Err(undefined_error(&v.unwrap_or(Value::None))));
+        assert_eq!(
+            err(getitem(&c, l, Value::Int(10))),
+            "Undefined: list object has no element 10"
+        );
+        assert_eq!(
+            err(getitem(&c, l, Value::Str("a"))),
+            "Undefined: 'list object' has no attribute 'a'"
+        );
+        let d = json(r#"{"a": 1}"#);
+        assert_eq!(
+            err(getitem(&c, Value::Json(&d), Value::Int(1))),
+            "Undefined: dict object has no element 1"
+        );
+        assert_eq!(
+            err(getitem(&c, Value::Json(&d), Value::Str("x"))),
+            "Undefined: 'dict object' has no attribute 'x'"
+        );
+        // A string key that is no key finds the attribute: `{}['items']` is the method.
+        let m = getitem(&c, Value::Dict(&[]), Value::Str("items"));
+        assert!(matches!(m, Ok(Value::Callable(_))));
+    }
+
+    #[test]
+    fn loop_attributes() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let items = [Value::Int(1), Value::Int(2), Value::Int(3)];
+        let l = c.arena.alloc(LoopState {
+            items: &items,
+            index0: Cell::new(0),
+            depth: 1,
+        });
+        let names = [
+            "index",
+            "revindex",
+            "revindex0",
+            "first",
+            "last",
+            "length",
+            "depth",
+            "depth0",
+            "previtem",
+            "nextitem",
+        ];
+        let mut rows = Vec::new();
+        for i in 0..3 {
+            l.index0.set(i);
+            let row: String = names
+                .iter()
+                .map(|n| show(getattr(&c, Value::Loop(l), n)))
+                .collect();
+            rows.push(row);
+        }
+        // `{{ loop.index }}{{ loop.revindex }}...{{ loop.previtem }}{{ loop.nextitem }}`
+        assert_eq!(
+            rows,
+            ["132TrueFalse3102", "221FalseFalse31013", "310FalseTrue3102"]
+        );
+        l.index0.set(0);
+        let prev = getattr(&c, Value::Loop(l), "previtem").unwrap_or(Value::None);
+        assert!(prev.is_undefined());
+        assert_eq!(
+            show_err::<()>(Err(undefined_error(&prev))),
+            "Undefined: there is no previous item"
+        );
+        l.index0.set(2);
+        let next = getattr(&c, Value::Loop(l), "nextitem").unwrap_or(Value::None);
+        assert_eq!(
+            show_err::<()>(Err(undefined_error(&next))),
+            "Undefined: there is no next item"
+        );
+        assert!(matches!(
+            getattr(&c, Value::Loop(l), "cycle"),
+            Ok(Value::Callable(Callable::Cycle(_)))
+        ));
+        assert_eq!(show(getitem(&c, Value::Loop(l), Value::Str("index"))), "3");
+        let foo = getattr(&c, Value::Loop(l), "foo").unwrap_or(Value::None);
+        assert_eq!(
+            show_err::<()>(Err(undefined_error(&foo))),
+            "Undefined: 'jinja2.runtime.LoopContext object' has no attribute 'foo'"
+        );
+        assert_eq!(length(&Value::Loop(l)).ok(), Some(3));
+    }
+
+    #[test]
+    fn slicing() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let (n, i) = (Value::None, Value::Int);
+        let l = json("[1, 2, 3]");
+        let l = Value::Json(&l);
+        let sl = |obj, a, b, s| show(slice(&c, obj, a, b, s));
+        let s = Value::Str("héllo");
+        assert_eq!(sl(s, n, n, i(-1)), "olléh");
+        assert_eq!(sl(s, i(1), i(3), n), "él");
+        assert_eq!(sl(s, i(1), n, n), "éllo");
+        assert_eq!(sl(s, n, n, i(2)), "hlo");
+        assert_eq!(sl(Value::Str("abc"), i(10), n, n), "");
+        assert_eq!(sl(Value::Str("abcdef"), i(-2), n, n), "ef");
+        assert_eq!(sl(Value::Str("abcdef"), n, n, i(-2)), "fdb");
+        assert_eq!(sl(l, n, n, i(-2)), "[3, 1]");
+        assert_eq!(sl(l, i(-100), i(100), n), "[1, 2, 3]");
+        assert_eq!(sl(l, i(5), i(1), i(-1)), "[3]");
+        assert_eq!(sl(l, Value::Bool(true), n, n), "[2, 3]");
+        assert_eq!(sl(l, c.int(1 << 70), n, n), "[]");
+        assert_eq!(sl(l, c.int(-(1 << 70)), n, n), "[1, 2, 3]");
+        let t = Value::Tuple(c.slice([i(1), i(2), i(3)]));
+        assert_eq!(sl(t, i(1), n, n), "(2, 3)");
+        assert_eq!(sl(t, n, n, i(-1)), "(3, 2, 1)");
+        assert_eq!(sl(c.list([i(1), i(2), i(3)]), i(1), i(2), n), "[2]");
+        let errs: &[(Value<'_>, Value<'_>, Value<'_>, Value<'_>, &str)] = &[
+            (
+                l,
+                Value::Str("a"),
+                n,
+                n,
+                "Type: slice indices must be integers or None or have an __index__ method",
+            ),
+            (
+                l,
+                i(1),
+                Value::Float(2.0),
+                n,
+                "Type: slice indices must be integers or None or have an __index__ method",
+            ),
+            (l, n, n, i(0), "Value: slice step cannot be zero"),
+            (
+                n,
+                i(1),
+                n,
+                n,
+                "Type: 'NoneType' object is not subscriptable",
+            ),
+            (i(5), i(1), n, n, "Type: 'int' object is not subscriptable"),
+            (
+                Value::Dict(&[]),
+                i(1),
+                n,
+                n,
+                "Type: unhashable type: 'slice'",
+            ),
+            (
+                c.iter(IterKind::Generator, &[]),
+                i(1),
+                n,
+                n,
+                "Type: 'generator' object is not subscriptable",
+            ),
+            (
+                c.iter(IterKind::DictItems, &[]),
+                i(1),
+                n,
+                n,
+                "Type: 'dict_items' object is not subscriptable",
+            ),
+        ];
+        for (obj, a, b, s, want) in errs {
+            assert_eq!(sl(*obj, *a, *b, *s), *want);
+        }
+        let x = Value::Undefined(Some(c.arena.alloc(UndefInfo::Name("x"))));
+        assert_eq!(sl(x, i(1), n, n), "Undefined: 'x' is undefined");
+    }
+
+    #[test]
+    fn iteration_and_length() {
+        let bump = Bump::new();
+        let c = ctx(&bump);
+        let d = json(r#"{"items": 1, "a": 2}"#);
+        let keys = iterate(&c, Value::Json(&d)).map(|k| c.list(k.iter().copied()));
+        assert_eq!(show(keys), "['items', 'a']");
+        let chars = iterate(&c, Value::Str("hé")).map(|k| c.list(k.iter().copied()));
+        assert_eq!(show(chars), "['h', 'é']");
+        assert_eq!(iterate(&c, Value::UNDEFINED).map(<[_]>::len).ok(), Some(0));
+        assert_eq!(
+            show_err(iterate(&c, Value::None)),
+            "Type: 'NoneType' object is not iterable"
+        );
+        assert_eq!(
+            show_err(iterate(&c, Value::Ns(c.namespace()))),
+            "Type: 'TemplateNamespace' object is not iterable"
+        );
+        let big = json("[18446744073709551615]");
+        let items: Vec<String> = items(&c, Value::Json(&big))
+            .map(|it| it.map(|v| show(Ok(v))).collect())
+            .unwrap_or_default();
+        assert_eq!(items, ["18446744073709551615"]);
+
+        assert_eq!(length(&Value::Json(&d)).ok(), Some(2));
+        assert_eq!(length(&Value::UNDEFINED).ok(), Some(0));
+        assert_eq!(length(&Value::Str("héllo")).ok(), Some(5));
+        assert_eq!(
+            length(&c.iter(IterKind::DictKeys, c.slice([Value::Int(1)]))).ok(),
+            Some(1)
+        );
+        assert_eq!(
+            show_err(length(&c.iter(IterKind::Generator, &[]))),
+            "Type: object of type 'generator' has no len()"
+        );
+        assert_eq!(
+            show_err(length(&c.iter(IterKind::ListReverse, &[]))),
+            "Type: object of type 'list_reverseiterator' has no len()"
+        );
+        assert_eq!(
+            show_err(length(&Value::Ns(c.namespace()))),
+            "Type: object of type 'TemplateNamespace' has no len()"
+        );
+    }
+
+    #[test]
+    fn int_true_division_is_correctly_rounded() {
+        // Python: (2**64 + 1) / 3, 10**30 / 7, -(2**100) / 3, (2**127 - 1) / (2**64 - 1)
+        assert_eq!(int_true_div((1 << 64) + 1, 3), 6.148914691236517e18);
+        assert_eq!(int_true_div(10i128.pow(30), 7), 1.4285714285714285e29);
+        assert_eq!(int_true_div(-(1 << 100), 3), -4.2255020007607644e29);
+        assert_eq!(int_true_div(i128::MAX, (1 << 64) - 1), 9.223372036854776e18);
+    }
+}
