@@ -15,13 +15,21 @@ use crate::value::{Callable, Ctx, IterKind, LoopState, UndefInfo, VResult, Value
 /// Binary arithmetic operators (and `~`, string concatenation).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum BinOp {
+    /// `+`: numbers, or concatenation of two strs, lists or tuples.
     Add,
+    /// `-`.
     Sub,
+    /// `*`: numbers, or a str, list or tuple repeated.
     Mul,
+    /// `/`: true division, always a float.
     Div,
+    /// `//`: floored division.
     FloorDiv,
+    /// `%`: floored modulo (the divisor's sign), or printf-style formatting of a str.
     Mod,
+    /// `**`: a float for negative int exponents.
     Pow,
+    /// `~`: `str(a) + str(b)`.
     Concat,
 }
 
@@ -44,9 +52,13 @@ impl BinOp {
 /// Ordering comparisons (`==`/`!=` go through [`eq`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum CmpOp {
+    /// `<`.
     Lt,
+    /// `<=`.
     Le,
+    /// `>`.
     Gt,
+    /// `>=`.
     Ge,
 }
 
