@@ -718,14 +718,12 @@ fn field_value<'a>(
         if let Some(r) = tail.strip_prefix('.') {
             let end = r.find(['.', '[']).unwrap_or(r.len());
             let attr = ctx.arena.alloc_str(&r[..end]);
-            if attr.starts_with('_') {
-                return Err(err!(
-                    Security,
-                    "access to attribute '{attr}' of '{}' object is unsafe.",
-                    v.type_name()
-                ));
-            }
-            v = ops::getattr(ctx, v, attr)?;
+            // The sandbox makes an unsafe attribute an undefined that formats as ''.
+            v = if attr.starts_with('_') {
+                Value::UNDEFINED
+            } else {
+                ops::getattr(ctx, v, attr)?
+            };
             tail = &r[end..];
         } else if let Some(r) = tail.strip_prefix('[') {
             let end = r

@@ -215,7 +215,9 @@ pub(super) fn call<'a>(
         "isdigit" | "isdecimal" | "isnumeric" | "isalpha" | "isalnum" | "isspace" => {
             no_args(name, args, kw)?;
             let pred: fn(char) -> bool = match name {
-                "isdigit" | "isdecimal" | "isnumeric" => char::is_numeric,
+                "isdigit" => |c| is_digit(c, false),
+                "isdecimal" => |c| is_digit(c, true),
+                "isnumeric" => char::is_numeric,
                 "isalpha" => char::is_alphabetic,
                 "isalnum" => char::is_alphanumeric,
                 _ => is_py_space,
@@ -446,7 +448,7 @@ pub(crate) fn capitalize(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut cs = s.chars();
     if let Some(c) = cs.next() {
-        out.extend(c.to_uppercase());
+        push_title(&mut out, c);
     }
     for c in cs {
         out.extend(c.to_lowercase());
@@ -467,6 +469,35 @@ pub(crate) fn center(s: &str, width: i64, fill: char) -> String {
     out.push_str(s);
     out.extend(std::iter::repeat(fill).take((marg - left) as usize));
     out
+}
+
+/// Appends the title case of `c`: upper case, except for the Latin digraphs that have a
+/// distinct title-case form.
+pub(crate) fn push_title(out: &mut String, c: char) {
+    match c {
+        '\u{1c4}'..='\u{1c6}' => out.push('\u{1c5}'),
+        '\u{1c7}'..='\u{1c9}' => out.push('\u{1c8}'),
+        '\u{1ca}'..='\u{1cc}' => out.push('\u{1cb}'),
+        '\u{1f1}'..='\u{1f3}' => out.push('\u{1f2}'),
+        c => out.extend(c.to_uppercase()),
+    }
+}
+
+/// Python's `str.isdigit` (`decimal = false`) or `str.isdecimal`, approximately: numeric
+/// characters except fractions and Roman numerals, and for `isdecimal` also except
+/// superscripts and circled digits.
+fn is_digit(c: char, decimal: bool) -> bool {
+    if !c.is_numeric() {
+        return false;
+    }
+    let fraction = matches!(c, '\u{bc}'..='\u{be}' | '\u{2150}'..='\u{215f}' | '\u{2189}');
+    let roman = matches!(c, '\u{2160}'..='\u{2188}');
+    let special = matches!(
+        c,
+        '\u{b2}' | '\u{b3}' | '\u{b9}' | '\u{2070}'..='\u{209f}' | '\u{2460}'..='\u{24ff}'
+            | '\u{2776}'..='\u{2793}'
+    );
+    !fraction && !roman && !(decimal && special)
 }
 
 /// Whether `c` has case.
@@ -517,7 +548,7 @@ fn py_title(s: &str) -> String {
         if prev_cased {
             out.extend(c.to_lowercase());
         } else {
-            out.extend(c.to_uppercase());
+            push_title(&mut out, c);
         }
         prev_cased = cased(c);
     }
