@@ -321,7 +321,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 body,
             } => {
                 self.emit(Instr::CaptureStart);
-                self.block(body)?;
+                self.scoped_block(body)?;
                 self.emit(Instr::CaptureEnd);
                 if let Some(f) = filter {
                     self.expr(&f)?;
@@ -353,7 +353,7 @@ impl<'s, 'a> Gen<'s, 'a> {
             }
             Stmt::FilterBlock { filter, body } => {
                 self.emit(Instr::CaptureStart);
-                self.block(body)?;
+                self.scoped_block(body)?;
                 self.emit(Instr::CaptureEnd);
                 self.expr(&filter)?;
                 self.emit(Instr::Emit);
@@ -397,6 +397,17 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.scopes.pop();
             }
         }
+        Ok(())
+    }
+
+    /// A block that is a scope of its own (the body of a set block or a filter block).
+    fn scoped_block(&mut self, body: &[Stmt<'a>]) -> GResult {
+        let mut names = Vec::new();
+        stored_names(body, &mut names);
+        self.push_scope(&names)?;
+        self.init_from_outer(&names);
+        self.block(body)?;
+        self.scopes.pop();
         Ok(())
     }
 
@@ -801,6 +812,38 @@ impl<'s, 'a> Gen<'s, 'a> {
     }
 
     fn call(&mut self, f: &Expr<'a>, args: &Args<'a>, span: Span, caller: Option<u32>) -> GResult {
+        if args.star.is_some() || args.dstar.is_some() {
+            self.expr(f)?;
+            let positional = Args {
+                kw: &[],
+                star: None,
+                dstar: None,
+                ..*args
+            };
+            let (argc, _) = self.args(&positional, span, None)?;
+            self.emit(Instr::List(u32::from(argc)));
+            if let Some(star) = args.star {
+                self.expr(star)?;
+                self.mark(star.span);
+                self.emit(Instr::Extend);
+            }
+            let keywords = Args {
+                pos: &[],
+                star: None,
+                dstar: None,
+                ..*args
+            };
+            let (_, kw) = self.args(&keywords, span, caller)?;
+            if let Some(dstar) = args.dstar {
+                self.expr(dstar)?;
+            }
+            self.mark(span);
+            self.emit(Instr::CallSplat {
+                kw,
+                dstar: args.dstar.is_some(),
+            });
+            return Ok(());
+        }
         if let ExprKind::Attr(recv, name) = f.kind {
             self.expr(recv)?;
             let (argc, kw) = self.args(args, span, caller)?;

@@ -95,6 +95,11 @@ pub(crate) enum Instr {
     /// Pop `argc` args (and one value per keyword name of `kwnames[kw]`) and the value; push
     /// `filters[f](value, args, kwargs)`.
     Filter { f: u16, argc: u8, kw: u16 },
+    /// Pop an iterable and a list; push the list extended by the iterable's items.
+    Extend,
+    /// Pop a mapping (if `dstar`), the keyword values of `kwnames[kw]`, a list of positional
+    /// arguments and the callable; push the call's result.
+    CallSplat { kw: u16, dstar: bool },
     /// Pop `argc` args and the value; push `tests[t](value, args)`, negated if `neg`.
     Test { t: u16, argc: u8, neg: bool },
     /// Pop args and the callable; push the call's result.

@@ -51,7 +51,7 @@ pub(super) fn stored_names<'a>(body: &[Stmt<'a>], out: &mut Vec<&'a str>) {
                     stored_names(b, out);
                 }
             }
-            Stmt::FilterBlock { body, .. } | Stmt::Generation(body) => stored_names(body, out),
+            Stmt::Generation(body) => stored_names(body, out),
             Stmt::For {
                 otherwise: Some(b), ..
             } => stored_names(b, out),

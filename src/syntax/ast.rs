@@ -50,6 +50,10 @@ pub(crate) struct Args<'a> {
     pub(crate) pos: &'a [Expr<'a>],
     /// Keyword arguments, in order.
     pub(crate) kw: &'a [(&'a str, Expr<'a>)],
+    /// `*iterable`: more positional arguments.
+    pub(crate) star: Option<&'a Expr<'a>>,
+    /// `**mapping`: more keyword arguments.
+    pub(crate) dstar: Option<&'a Expr<'a>>,
 }
 
 /// The kinds of expressions.

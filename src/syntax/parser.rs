@@ -782,18 +782,24 @@ impl<'a> Parser<'a> {
         self.expect_op("(")?;
         let mut pos = Vec::new();
         let mut kw = Vec::new();
+        let mut star = None;
+        let mut dstar = None;
         while !self.eat_op(")") {
-            if !pos.is_empty() || !kw.is_empty() {
+            if !pos.is_empty() || !kw.is_empty() || star.is_some() || dstar.is_some() {
                 self.expect_op(",")?;
                 if self.eat_op(")") {
                     break;
                 }
             }
-            if self.is_op("*") || self.is_op("**") {
-                return Err(
-                    err!(Syntax, "*args and **kwargs in calls are not supported")
-                        .with_offset(self.src, self.span().start as usize),
-                );
+            if self.eat_op("*") {
+                let e = self.expression(true)?;
+                star = Some(&*self.alloc(e));
+                continue;
+            }
+            if self.eat_op("**") {
+                let e = self.expression(true)?;
+                dstar = Some(&*self.alloc(e));
+                continue;
             }
             if let (Some(Tok::Name(n)), Some(Tok::Op("="))) = (self.peek(), self.peek_at(1)) {
                 let n = *n;
@@ -809,6 +815,8 @@ impl<'a> Parser<'a> {
         Ok(Args {
             pos: self.slice(pos),
             kw: self.slice(kw),
+            star,
+            dstar,
         })
     }
 
@@ -878,7 +886,7 @@ impl<'a> Parser<'a> {
             let arg = self.postfix(arg)?;
             Args {
                 pos: self.slice(vec![arg]),
-                kw: &[],
+                ..Args::default()
             }
         } else {
             Args::default()

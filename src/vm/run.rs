@@ -358,6 +358,30 @@ impl<'a, 'o> Vm<'a, 'o> {
                     let callee = self.pop();
                     self.call(callee, &args, &kwargs, pc)?;
                 }
+                Instr::Extend => {
+                    let more = self.pop();
+                    let list = self.pop();
+                    let mut items = ops::iterate(ctx, list)?.to_vec();
+                    items.extend_from_slice(ops::iterate(ctx, more)?);
+                    self.push(ctx.list(items));
+                }
+                Instr::CallSplat { kw, dstar } => {
+                    let mapping = if dstar { Some(self.pop()) } else { None };
+                    let (_, mut kwargs) = self.take_args(0, kw);
+                    let list = self.pop();
+                    let callee = self.pop();
+                    let args: SmallVec<[Value<'a>; 4]> =
+                        SmallVec::from_slice(ops::iterate(ctx, list)?);
+                    if let Some(m) = mapping {
+                        for key in ops::iterate(ctx, m)? {
+                            let Value::Str(k) = *key else {
+                                return Err(err!(Type, "keywords must be strings"));
+                            };
+                            kwargs.push((k, ops::getitem(ctx, m, *key)?));
+                        }
+                    }
+                    self.call(callee, &args, &kwargs, pc)?;
+                }
                 Instr::CallMethod { name, argc, kw } => {
                     let (args, kwargs) = self.take_args(argc, kw);
                     let recv = self.pop();
