@@ -497,7 +497,7 @@ fn is_digit(c: char, decimal: bool) -> bool {
         '\u{b2}' | '\u{b3}' | '\u{b9}' | '\u{2070}'..='\u{209f}' | '\u{2460}'..='\u{24ff}'
             | '\u{2776}'..='\u{2793}'
     );
-    !fraction && !roman && !(decimal && special)
+    !(fraction || roman || (decimal && special))
 }
 
 /// Whether `c` has case.
