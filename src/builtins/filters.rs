@@ -136,9 +136,19 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
             no_args("pprint", a, k)?;
             Ok(ctx.str(&super::args::repr(&v)))
         },
-        "random" | "urlencode" | "urlize" | "wordwrap" | "xmlattr" | "filesizeformat" => {
-            |_, _, _, _| Err(err!(Unknown, "this filter is not supported by chatcodec"))
-        }
+        "xmlattr" => xmlattr as FilterFn,
+        "urlencode" => urlencode as FilterFn,
+        "filesizeformat" => filesizeformat as FilterFn,
+        "wordwrap" => wordwrap as FilterFn,
+        "random" => |ctx, v, a, k| {
+            // Deterministic: the first item (exact whenever there is only one).
+            no_args("random", a, k)?;
+            Ok(ops::iterate(ctx, v)?
+                .first()
+                .copied()
+                .unwrap_or(Value::UNDEFINED))
+        },
+        "urlize" => |_, _, _, _| Err(err!(Unknown, "the urlize filter is not supported")),
         _ => return None,
     };
     Some(f)
@@ -309,6 +319,192 @@ pub(crate) fn title(s: &str) -> String {
     out
 }
 
+/// `xmlattr(autospace=True)`: ` key="value"` pairs, HTML-escaped, skipping None and
+/// Undefined values.
+fn xmlattr<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
+    let [autospace] = bind("xmlattr", ["autospace"], a, k)?;
+    let p = super::args::pairs(ctx, &v)
+        .ok_or_else(|| err!(Type, "'{}' object has no attribute 'items'", v.type_name()))?;
+    let mut out = String::new();
+    for (key, val) in p {
+        if matches!(val, Value::None | Value::Undefined(_)) {
+            continue;
+        }
+        let Value::Str(key) = key else {
+            return Err(err!(Type, "expected string or bytes-like object"));
+        };
+        if key
+            .chars()
+            .any(|c| c.is_whitespace() || matches!(c, '/' | '>' | '='))
+        {
+            return Err(err!(Value, "Invalid character in attribute name: '{key}'"));
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&escape(key));
+        out.push_str("=\"");
+        out.push_str(&escape(to_str(ctx, val)));
+        out.push('"');
+    }
+    if !out.is_empty() && autospace.map_or(true, |s| s.is_true()) {
+        out.insert(0, ' ');
+    }
+    Ok(ctx.str(&out))
+}
+
+/// `urlencode`: a percent-quoted string, or `k=v&...` for a mapping or pairs.
+fn urlencode<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
+    no_args("urlencode", a, k)?;
+    let pairs: Vec<(Value<'a>, Value<'a>)> = match v {
+        Value::Str(_) => return Ok(ctx.str(&url_quote(to_str(ctx, &v), false))),
+        _ if !super::tests::is_iterable(&v) => {
+            return Ok(ctx.str(&url_quote(to_str(ctx, &v), false)))
+        }
+        _ => match super::args::pairs(ctx, &v) {
+            Some(p) => p.to_vec(),
+            None => {
+                let mut out = Vec::new();
+                for item in ops::iterate(ctx, v)? {
+                    match ops::iterate(ctx, *item)? {
+                        [k, x] => out.push((*k, *x)),
+                        _ => return Err(err!(Value, "too many values to unpack (expected 2)")),
+                    }
+                }
+                out
+            }
+        },
+    };
+    let mut out = String::new();
+    for (i, (key, val)) in pairs.iter().enumerate() {
+        if i > 0 {
+            out.push('&');
+        }
+        out.push_str(&url_quote(to_str(ctx, key), true));
+        out.push('=');
+        out.push_str(&url_quote(to_str(ctx, val), true));
+    }
+    Ok(ctx.str(&out))
+}
+
+/// jinja2's `url_quote`: UTF-8 percent-encoding of all but `A-Za-z0-9_.-~` (and `/` outside
+/// query strings, where a space becomes `+`).
+fn url_quote(s: &str, for_qs: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' | b'~' => {
+                out.push(b as char)
+            }
+            b'/' if !for_qs => out.push('/'),
+            b' ' if for_qs => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// `filesizeformat(binary=False)`: `1 Byte`, `12 Bytes`, `1.2 kB`, `1.0 KiB`.
+fn filesizeformat<'a>(
+    ctx: &Ctx<'a>,
+    v: Value<'a>,
+    a: &[Value<'a>],
+    k: Kwargs<'_, 'a>,
+) -> VResult<'a> {
+    let [binary] = bind("filesizeformat", ["binary"], a, k)?;
+    let binary = binary.is_some_and(|b| b.is_true());
+    let n = match super::format::float_filter(ctx, v, &[Value::Float(f64::NAN)], &[])? {
+        Value::Float(f) if !f.is_nan() => f,
+        _ => return Err(err!(Value, "could not convert to float")),
+    };
+    let base: f64 = if binary { 1024.0 } else { 1000.0 };
+    let prefixes = if binary {
+        ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"]
+    } else {
+        ["kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"]
+    };
+    let text = if n == 1.0 {
+        "1 Byte".to_string()
+    } else if n < base {
+        format!("{} Bytes", n.trunc() as i64)
+    } else {
+        let mut out = String::new();
+        for (i, p) in prefixes.iter().enumerate() {
+            let unit = base.powi(i as i32 + 2);
+            if n < unit || i == prefixes.len() - 1 {
+                out = format!("{:.1} {p}", base * n / unit);
+                break;
+            }
+        }
+        out
+    };
+    Ok(ctx.str(&text))
+}
+
+/// `wordwrap(width=79, break_long_words=True, wrapstring='\n', break_on_hyphens=True)`:
+/// greedy wrapping of each line at whitespace (hyphens are not break points here).
+fn wordwrap<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
+    let [width, break_long, wrapstring, _hyphens] = bind(
+        "wordwrap",
+        [
+            "width",
+            "break_long_words",
+            "wrapstring",
+            "break_on_hyphens",
+        ],
+        a,
+        k,
+    )?;
+    let width = usize::try_from(width.map_or(Ok(79), |w| int_arg(&w))?)
+        .unwrap_or(0)
+        .max(1);
+    let break_long = break_long.map_or(true, |b| b.is_true());
+    let sep = wrapstring.map_or("\n", |w| to_str(ctx, &w));
+    let mut lines_out: Vec<String> = Vec::new();
+    for line in splitlines(to_str(ctx, &v)) {
+        let mut wrapped: Vec<String> = Vec::new();
+        let mut cur = String::new();
+        for word in line.split_whitespace() {
+            let mut word = word;
+            loop {
+                let cur_len = cur.chars().count();
+                let wlen = word.chars().count();
+                let need = if cur.is_empty() {
+                    wlen
+                } else {
+                    cur_len + 1 + wlen
+                };
+                if need <= width {
+                    if !cur.is_empty() {
+                        cur.push(' ');
+                    }
+                    cur.push_str(word);
+                    break;
+                }
+                if !cur.is_empty() {
+                    wrapped.push(std::mem::take(&mut cur));
+                    continue;
+                }
+                if !break_long {
+                    wrapped.push(word.to_string());
+                    break;
+                }
+                let cut = word.char_indices().nth(width).map_or(word.len(), |p| p.0);
+                wrapped.push(word[..cut].to_string());
+                word = &word[cut..];
+                if word.is_empty() {
+                    break;
+                }
+            }
+        }
+        if !cur.is_empty() {
+            wrapped.push(cur);
+        }
+        lines_out.push(wrapped.join(sep));
+    }
+    Ok(ctx.str(&lines_out.join(sep)))
+}
+
 /// The number of `\w+` runs.
 fn wordcount(s: &str) -> usize {
     let mut n = 0;
@@ -394,7 +590,7 @@ fn unescape(s: &str) -> String {
 
 #[cfg(test)]
 mod unit {
-    use super::super::args::testutil::{s, with_ctx};
+    use super::super::args::testutil::{leak, s, with_ctx};
     use super::*;
 
     fn f(
@@ -580,6 +776,52 @@ mod unit {
         assert_eq!(
             f("attr", Value::List(&[]), &[Value::Str("append")], &[]),
             ""
+        );
+    }
+
+    #[test]
+    fn html_and_url_helpers() {
+        let d = leak([
+            (Value::Str("class"), Value::Str("a b")),
+            (Value::Str("id"), Value::Str("<x>")),
+            (Value::Str("skip"), Value::None),
+        ]);
+        assert_eq!(
+            f("xmlattr", Value::Dict(d), &[], &[]),
+            " class=\"a b\" id=\"&lt;x&gt;\""
+        );
+        assert_eq!(
+            f("urlencode", Value::Str("a b&c/é"), &[], &[]),
+            "a%20b%26c/%C3%A9"
+        );
+        let q = leak([
+            (Value::Str("q"), Value::Str("x y")),
+            (Value::Str("n"), Value::Int(1)),
+        ]);
+        assert_eq!(f("urlencode", Value::Dict(q), &[], &[]), "q=x+y&n=1");
+        assert_eq!(f("filesizeformat", Value::Int(1000), &[], &[]), "1.0 kB");
+        assert_eq!(
+            f("filesizeformat", Value::Int(123456789), &[], &[]),
+            "123.5 MB"
+        );
+        assert_eq!(
+            f(
+                "filesizeformat",
+                Value::Int(1024),
+                &[Value::Bool(true)],
+                &[]
+            ),
+            "1.0 KiB"
+        );
+        assert_eq!(f("filesizeformat", Value::Int(1), &[], &[]), "1 Byte");
+        assert_eq!(
+            f(
+                "wordwrap",
+                Value::Str("the quick brown fox jumps over the lazy dog"),
+                &[Value::Int(15)],
+                &[]
+            ),
+            "the quick brown\nfox jumps over\nthe lazy dog"
         );
     }
 

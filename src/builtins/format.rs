@@ -714,12 +714,21 @@ fn field_value<'a>(
             .map(|p| p.1)
             .ok_or_else(|| err!(Value, "KeyError: '{first}'"))?
     };
+    let mut unsafe_attr: Option<(&str, &str)> = None;
     while !tail.is_empty() {
         if let Some(r) = tail.strip_prefix('.') {
             let end = r.find(['.', '[']).unwrap_or(r.len());
             let attr = ctx.arena.alloc_str(&r[..end]);
-            // The sandbox makes an unsafe attribute an undefined that formats as ''.
+            // The sandbox makes an unsafe attribute an undefined that formats as '' but
+            // raises when used further.
+            if let Some((a, t)) = unsafe_attr {
+                return Err(err!(
+                    Security,
+                    "access to attribute '{a}' of '{t}' object is unsafe."
+                ));
+            }
             v = if attr.starts_with('_') {
+                unsafe_attr = Some((attr, v.type_name()));
                 Value::UNDEFINED
             } else {
                 ops::getattr(ctx, v, attr)?
@@ -734,6 +743,12 @@ fn field_value<'a>(
                 Ok(n) if key.bytes().all(|b| b.is_ascii_digit()) => Value::Int(n),
                 _ => Value::Str(ctx.arena.alloc_str(key)),
             };
+            if let Some((a, t)) = unsafe_attr {
+                return Err(err!(
+                    Security,
+                    "access to attribute '{a}' of '{t}' object is unsafe."
+                ));
+            }
             v = ops::getitem(ctx, v, k)?;
             tail = &r[end + 1..];
         } else {

@@ -3,7 +3,7 @@
 
 use crate::error::{err, Error, ErrorKind};
 use crate::value::ops;
-use crate::value::{Ctx, Global, VResult, Value};
+use crate::value::{Ctx, Global, Namespace, VResult, Value};
 
 use super::args::{bind, check_hashable, int_arg, pairs, to_str};
 use super::Kwargs;
@@ -85,12 +85,88 @@ pub(super) fn call<'a>(
             };
             Ok(ctx.str(&super::strftime::strftime(&ctx.now, fmt)))
         }
-        Global::Lipsum | Global::Cycler | Global::Joiner => Err(err!(
+        Global::Cycler => {
+            if !kwargs.is_empty() {
+                return Err(err!(Type, "cycler() got an unexpected keyword argument"));
+            }
+            let first = *args
+                .first()
+                .ok_or_else(|| err!(Runtime, "at least one item has to be provided"))?;
+            let ns = ctx.namespace();
+            ns.set(CYCLER_ITEMS, Value::List(ctx.slice(args.iter().copied())));
+            ns.set(CYCLER_POS, Value::Int(0));
+            ns.set("current", first);
+            Ok(Value::Ns(ns))
+        }
+        Global::Joiner => {
+            let [sep] = bind("joiner", ["sep"], args, kwargs)?;
+            let ns = ctx.namespace();
+            ns.set(JOINER_SEP, sep.unwrap_or(Value::Str(", ")));
+            ns.set(JOINER_USED, Value::Bool(false));
+            Ok(ctx.callable(crate::value::Callable::Method {
+                recv: Value::Ns(ns),
+                name: "__call__",
+            }))
+        }
+        Global::Lipsum => Err(err!(
             Unknown,
             "{}() is not supported by chatcodec",
             format!("{g:?}").to_lowercase()
         )),
     }
+}
+
+/// The hidden state of a `cycler()` (a namespace the template cannot write: `_` names).
+const CYCLER_ITEMS: &str = "__cycler_items";
+/// The position of a `cycler()`.
+const CYCLER_POS: &str = "__cycler_pos";
+/// The separator of a `joiner()`.
+const JOINER_SEP: &str = "__joiner_sep";
+/// Whether a `joiner()` was called.
+const JOINER_USED: &str = "__joiner_used";
+
+/// Whether `ns` is a cycler with method `name` (`next`, `reset`) or a joiner (`__call__`).
+pub(crate) fn helper_has_method(ns: &Namespace<'_>, name: &str) -> bool {
+    match name {
+        "next" | "reset" => ns.get(CYCLER_ITEMS).is_some(),
+        "__call__" => ns.get(JOINER_SEP).is_some(),
+        _ => false,
+    }
+}
+
+/// Calls `next()`/`reset()` of a cycler, or a joiner.
+pub(crate) fn helper_call<'a>(
+    ns: &'a Namespace<'a>,
+    name: &str,
+    args: &[Value<'a>],
+    kwargs: Kwargs<'_, 'a>,
+) -> VResult<'a> {
+    super::args::no_args(name, args, kwargs)?;
+    if name == "__call__" {
+        let used = ns.get(JOINER_USED).is_some_and(|u| u.is_true());
+        ns.set(JOINER_USED, Value::Bool(true));
+        return Ok(if used {
+            ns.get(JOINER_SEP).unwrap_or(Value::Str(""))
+        } else {
+            Value::Str("")
+        });
+    }
+    let items = match ns.get(CYCLER_ITEMS) {
+        Some(Value::List(items)) if !items.is_empty() => items,
+        _ => return Err(err!(Runtime, "not a cycler")),
+    };
+    let pos = match ns.get(CYCLER_POS) {
+        Some(Value::Int(p)) => usize::try_from(p).unwrap_or(0) % items.len(),
+        _ => 0,
+    };
+    let (ret, next) = if name == "reset" {
+        (Value::None, 0)
+    } else {
+        (items[pos], (pos + 1) % items.len())
+    };
+    ns.set(CYCLER_POS, Value::Int(next as i64));
+    ns.set("current", items[next]);
+    Ok(ret)
 }
 
 /// `range(stop)`, `range(start, stop[, step])`, capped at [`MAX_RANGE`] items.
@@ -232,6 +308,41 @@ mod unit {
     }
 
     #[test]
+    fn cycler_and_joiner() {
+        with_ctx(|ctx| {
+            let c = call(
+                ctx,
+                Global::Cycler,
+                &[Value::Str("odd"), Value::Str("even")],
+                &[],
+            );
+            let Ok(c @ Value::Ns(ns)) = c else {
+                panic!("not a namespace")
+            };
+            assert!(crate::builtins::has_method(&c, "next"));
+            let next = || s(&crate::builtins::call_method(ctx, c, "next", &[], &[]).unwrap());
+            assert_eq!(
+                (next(), next(), next()),
+                ("odd".into(), "even".into(), "odd".into())
+            );
+            assert_eq!(s(&ns.get("current").unwrap()), "even");
+            crate::builtins::call_method(ctx, c, "reset", &[], &[]).unwrap();
+            assert_eq!(s(&ns.get("current").unwrap()), "odd");
+            let Ok(Value::Callable(j)) = call(ctx, Global::Joiner, &[Value::Str("|")], &[]) else {
+                panic!("not callable")
+            };
+            let crate::value::Callable::Method { recv, name } = *j else {
+                panic!("not a method")
+            };
+            let call_j = || s(&crate::builtins::call_method(ctx, recv, name, &[], &[]).unwrap());
+            assert_eq!(
+                (call_j(), call_j(), call_j()),
+                ("".into(), "|".into(), "|".into())
+            );
+        });
+    }
+
+    #[test]
     fn namespace_dict_raise() {
         with_ctx(|ctx| {
             let d = leak([(Value::Str("a"), Value::Int(1))]);
@@ -270,7 +381,7 @@ mod unit {
                 .err()
                 .expect("an error");
             assert_eq!(e.kind(), ErrorKind::Type);
-            let e = call(ctx, Global::Cycler, &[], &[]).err().expect("an error");
+            let e = call(ctx, Global::Lipsum, &[], &[]).err().expect("an error");
             assert_eq!(e.kind(), ErrorKind::Unknown);
             let v = call(ctx, Global::StrftimeNow, &[Value::Str("%Y-%m-%d")], &[]).unwrap();
             assert_eq!(s(&v), "1970-01-01");

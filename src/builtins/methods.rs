@@ -4,7 +4,7 @@
 
 use crate::error::{err, Error};
 use crate::value::ops;
-use crate::value::{Ctx, IterKind, VResult, Value};
+use crate::value::{Callable, Ctx, Global, IterKind, VResult, Value};
 
 use super::args::{bind, check_hashable, int_arg, no_args, pairs};
 use super::strmethods::{self, STR_METHODS};
@@ -57,7 +57,13 @@ pub(crate) fn has_method(recv: &Value<'_>, name: &str) -> bool {
         }
         Recv::List => matches!(name, "count" | "index" | "copy") || LIST_MUTATORS.contains(&name),
         Recv::Tuple => matches!(name, "count" | "index"),
-        Recv::Other => false,
+        Recv::Other => match recv {
+            Value::Callable(c) => {
+                matches!(**c, Callable::Global(Global::Dict)) && name == "fromkeys"
+            }
+            Value::Ns(ns) => super::globals::helper_has_method(ns, name),
+            _ => false,
+        },
     }
 }
 
@@ -86,6 +92,8 @@ pub(crate) fn call_method<'a>(
     match (recv_kind(&recv), recv) {
         (Recv::Str, Value::Str(s)) => strmethods::call(ctx, s, name, args, kw),
         (Recv::Dict, _) => dict_method(ctx, recv, name, args, kw),
+        (Recv::Other, Value::Ns(ns)) => super::globals::helper_call(ns, name, args, kw),
+        (Recv::Other, _) => fromkeys(ctx, args, kw),
         _ => seq_method(ctx, recv, name, args, kw),
     }
 }
@@ -146,6 +154,21 @@ pub(crate) fn dict_get<'a>(
             .map(|(_, v)| *v),
         _ => None,
     })
+}
+
+/// `dict.fromkeys(iterable, value=None)`.
+fn fromkeys<'a>(ctx: &Ctx<'a>, args: &[Value<'a>], kw: Kwargs<'_, 'a>) -> VResult<'a> {
+    let [keys, value] = bind("fromkeys", ["iterable", "value"], args, kw)?;
+    let keys = keys.ok_or_else(|| err!(Type, "fromkeys expected at least 1 argument, got 0"))?;
+    let value = value.unwrap_or(Value::None);
+    let mut out: Vec<(Value<'a>, Value<'a>)> = Vec::new();
+    for k in ops::iterate(ctx, keys)? {
+        check_hashable(k)?;
+        if !out.iter().any(|(x, _)| ops::eq(x, k)) {
+            out.push((*k, value));
+        }
+    }
+    Ok(Value::Dict(ctx.arena.alloc_slice_copy(&out)))
 }
 
 /// `count`, `index`, `copy` of a list or tuple.

@@ -48,6 +48,7 @@ pub(super) const STR_METHODS: &[&str] = &[
     "removesuffix",
     "partition",
     "rpartition",
+    "expandtabs",
 ];
 
 /// Calls `s.name(args, kwargs)`.
@@ -298,6 +299,32 @@ pub(super) fn call<'a>(
                 None => ["", "", s],
             };
             Ok(Value::Tuple(ctx.slice(parts.map(Value::Str))))
+        }
+        "expandtabs" => {
+            let [size] = bind(name, ["tabsize"], args, kw)?;
+            let size = size.map_or(Ok(8), |v| int_arg(&v))?;
+            let mut out = String::with_capacity(s.len());
+            let mut col: i64 = 0;
+            for c in s.chars() {
+                match c {
+                    '\t' => {
+                        if size > 0 {
+                            let n = size - col % size;
+                            out.extend(std::iter::repeat(' ').take(n as usize));
+                            col += n;
+                        }
+                    }
+                    '\n' | '\r' => {
+                        out.push(c);
+                        col = 0;
+                    }
+                    c => {
+                        out.push(c);
+                        col += 1;
+                    }
+                }
+            }
+            Ok(ctx.str(&out))
         }
         _ => Err(err!(Type, "'str' object has no attribute '{name}'")),
     }
@@ -664,6 +691,10 @@ mod unit {
                 &[]
             ),
             "bXa"
+        );
+        assert_eq!(
+            m("a\tbc\tx\n\ty", "expandtabs", &[Value::Int(4)], &[]),
+            "a   bc  x\n    y"
         );
         assert_eq!(
             m("prefix-x", "removeprefix", &[Value::Str("prefix-")], &[]),
