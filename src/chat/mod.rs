@@ -12,6 +12,14 @@ use crate::syntax::lexer::py_isspace;
 use crate::template::Template;
 use crate::value::{Ctx, Value};
 
+mod family;
+pub mod prompt;
+mod template;
+pub mod validate;
+
+pub use family::Family;
+pub use template::ChatTemplate;
+
 const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "thinking", "reasoning"];
 const CONTINUE_TAG: &str = "CONTINUE_FINAL_MESSAGE_TAG ";
 
@@ -47,6 +55,25 @@ pub fn render_request_to(
 pub fn render_request_spans(
     template: &Template,
     request: &serde_json::Value,
+    out: &mut String,
+) -> Result<Vec<(usize, usize)>, Error> {
+    render_impl(template, request, &Extra::default(), out)
+}
+
+/// What `apply_chat_template` adds on top of `render_jinja_template`.
+#[derive(Default)]
+pub(crate) struct Extra<'e> {
+    /// Kwargs the request does not set (the model's special tokens).
+    pub kwargs: Option<&'e serde_json::Map<String, serde_json::Value>>,
+    /// Drop message keys whose value is null, as `apply_chat_template` does.
+    pub drop_none: bool,
+}
+
+/// [`render_request_spans`] with `apply_chat_template`'s additions.
+pub(crate) fn render_impl(
+    template: &Template,
+    request: &serde_json::Value,
+    extra: &Extra<'_>,
     out: &mut String,
 ) -> Result<Vec<(usize, usize)>, Error> {
     let Some(req) = request.as_object() else {
@@ -108,7 +135,7 @@ pub fn render_request_spans(
             now: template.options.clock.now(),
         };
         let (msgs, final_message) = match messages_value {
-            Some(v) => build_messages(&ctx, v, messages, cont, &prog.source)?,
+            Some(v) => build_messages(&ctx, v, messages, cont, extra.drop_none, &prog.source)?,
             None => (Value::None, None),
         };
         final_text = final_message;
@@ -123,7 +150,10 @@ pub fn render_request_spans(
                     .map_or(Value::Bool(false), |v| Value::from_json_in(v, &ctx)),
             ),
             _ if CONSUMED.contains(&name) => None,
-            _ => req.get(name).map(|v| Value::from_json_in(v, &ctx)),
+            _ => req
+                .get(name)
+                .or_else(|| extra.kwargs.and_then(|k| k.get(name)))
+                .map(|v| Value::from_json_in(v, &ctx)),
         });
         crate::vm::run(prog, &ctx, &globals, out, &template.options.limits)
     })?;
@@ -139,12 +169,19 @@ fn build_messages<'a>(
     messages_value: &'a serde_json::Value,
     messages: &'a [serde_json::Value],
     cont: Option<&str>,
+    drop_none: bool,
     template_source: &str,
 ) -> Result<(Value<'a>, Option<String>), Error> {
+    let has_null = |m: &serde_json::Value| {
+        drop_none
+            && m.as_object()
+                .is_some_and(|o| o.values().any(|v| v.is_null()))
+    };
     let needs_alias = |m: &serde_json::Value| {
-        REASONING_FIELDS
-            .iter()
-            .any(|k| m.get(*k).is_some_and(|v| !v.is_null()))
+        has_null(m)
+            || REASONING_FIELDS
+                .iter()
+                .any(|k| m.get(*k).is_some_and(|v| !v.is_null()))
     };
     if cont.is_none() && !messages.iter().any(needs_alias) {
         // The common case: the caller's JSON, read in place.
@@ -153,7 +190,7 @@ fn build_messages<'a>(
     let mut out: Vec<Value<'a>> = Vec::with_capacity(messages.len());
     for m in messages {
         out.push(if needs_alias(m) {
-            alias_reasoning(ctx, m)
+            alias_reasoning(ctx, m, drop_none)
         } else {
             Value::from_json(m)
         });
@@ -260,17 +297,25 @@ fn build_messages<'a>(
 
 /// `{"thinking": r, **message, "reasoning_content": r}` with `r` the first non-null
 /// reasoning field, in transformers' key order.
-fn alias_reasoning<'a>(ctx: &Ctx<'a>, m: &'a serde_json::Value) -> Value<'a> {
+/// With `drop_none`, keys whose value is null are dropped first (and a message without a
+/// reasoning field is not aliased).
+fn alias_reasoning<'a>(ctx: &Ctx<'a>, m: &'a serde_json::Value, drop_none: bool) -> Value<'a> {
     let Some(obj) = m.as_object() else {
         return Value::from_json(m);
     };
     let reasoning = REASONING_FIELDS
         .iter()
-        .find_map(|k| obj.get(*k).filter(|v| !v.is_null()))
-        .map_or(Value::None, |v| Value::from_json_in(v, ctx));
+        .find_map(|k| obj.get(*k).filter(|v| !v.is_null()));
     let mut pairs: Vec<(Value<'a>, Value<'a>)> = Vec::with_capacity(obj.len() + 2);
+    if drop_none && reasoning.is_none() {
+        for (k, v) in obj.iter().filter(|(_, v)| !v.is_null()) {
+            pairs.push((Value::Str(k), Value::from_json_in(v, ctx)));
+        }
+        return Value::Dict(ctx.arena.alloc_slice_copy(&pairs));
+    }
+    let reasoning = reasoning.map_or(Value::None, |v| Value::from_json_in(v, ctx));
     pairs.push((Value::Str("thinking"), reasoning));
-    for (k, v) in obj {
+    for (k, v) in obj.iter().filter(|(_, v)| !(drop_none && v.is_null())) {
         let v = Value::from_json_in(v, ctx);
         match pairs
             .iter_mut()

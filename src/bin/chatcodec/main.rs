@@ -2,6 +2,7 @@
 
 mod parse;
 mod render;
+mod show;
 
 use clap::{Parser, Subcommand};
 
@@ -19,6 +20,8 @@ enum Command {
     Render(render::Args),
     /// Parse model output (stdin) into an assistant message or a stream of deltas.
     Parse(parse::Args),
+    /// Show which chat templates, special tokens and family a model folder or GGUF file has.
+    Show(show::Args),
 }
 
 fn main() {
@@ -26,6 +29,7 @@ fn main() {
     let code = match cli.command {
         Command::Render(args) => render::run(args),
         Command::Parse(args) => parse::run(args),
+        Command::Show(args) => show::run(args),
     };
     std::process::exit(code);
 }

@@ -1,17 +1,42 @@
 //! `chatcodec render`: a prompt from a template and variables or a chat request, one at a
-//! time or a JSONL batch.
+//! time or a JSONL batch, for a template file, a model folder or a GGUF file.
 
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
+use chatcodec::chat::ChatTemplate;
+use chatcodec::load::ModelTemplates;
 use chatcodec::{Clock, DateTime, Template};
 
 /// Arguments of `chatcodec render`.
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["template", "model", "gguf"])))]
 pub(crate) struct Args {
-    /// The template file (Jinja source).
+    /// The template file (Jinja source); chat requests are rendered as transformers'
+    /// `render_jinja_template` does.
     #[arg(long)]
-    template: PathBuf,
+    template: Option<PathBuf>,
+    /// A Hugging Face model folder: its template and special tokens, applied as
+    /// `apply_chat_template` does.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// A GGUF file: the template and special tokens in its metadata.
+    #[arg(long)]
+    gguf: Option<PathBuf>,
+    /// Which of the model's named templates to use (default: `tool_use` when the request has
+    /// tools and the model has it, else `default`).
+    #[arg(long)]
+    template_name: Option<String>,
+    /// Continue the final message (sets the request's `continue_final_message` when absent).
+    #[arg(long)]
+    continue_final_message: bool,
+    /// Print the assistant mask (byte ranges made inside `{% generation %}`) as JSON on
+    /// stderr, or as a "mask" field of each JSONL output line.
+    #[arg(long)]
+    assistant_mask: bool,
+    /// Check the history's tool-call sequencing before rendering.
+    #[arg(long)]
+    validate: bool,
     /// A JSON object whose keys become template variables (plain Jinja, no chat
     /// processing); `-` reads standard input.
     #[arg(long, conflicts_with_all = ["input", "jsonl"])]
@@ -66,6 +91,20 @@ fn read_json(spec: &str) -> Result<serde_json::Value, Failure> {
     serde_json::from_str(&text).map_err(|e| (INPUT_ERROR, format!("{name} is not valid JSON: {e}")))
 }
 
+/// What renders requests: a plain template, or a model's templates.
+enum Renderer {
+    Plain(Template),
+    Model(ModelTemplates, std::cell::RefCell<Vec<ChatTemplate>>),
+}
+
+fn fix_clock(t: &mut Template, now: Option<&str>) -> Result<(), Failure> {
+    if let Some(now) = now {
+        let time = DateTime::parse(now).map_err(|e| (INPUT_ERROR, format!("--now: {e}")))?;
+        t.options_mut().clock = Clock::Fixed(time);
+    }
+    Ok(())
+}
+
 fn load_template(path: &Path, now: Option<&str>) -> Result<Template, Failure> {
     let source = std::fs::read_to_string(path).map_err(|e| {
         (
@@ -75,47 +114,154 @@ fn load_template(path: &Path, now: Option<&str>) -> Result<Template, Failure> {
     })?;
     let mut t = Template::new(&source)
         .map_err(|e| (TEMPLATE_ERROR, format!("{}: {e:#}", path.display())))?;
-    if let Some(now) = now {
-        let time = DateTime::parse(now).map_err(|e| (INPUT_ERROR, format!("--now: {e}")))?;
-        t.options_mut().clock = Clock::Fixed(time);
-    }
+    fix_clock(&mut t, now)?;
     Ok(t)
 }
 
+struct Settings<'a> {
+    name: Option<&'a str>,
+    now: Option<&'a str>,
+    cont: bool,
+    mask: bool,
+    validate: bool,
+}
+
+fn failure(e: chatcodec::Error) -> Failure {
+    if e.kind() == chatcodec::ErrorKind::Input {
+        (INPUT_ERROR, format!("{e}"))
+    } else {
+        (TEMPLATE_ERROR, format!("{e:#}"))
+    }
+}
+
+impl Renderer {
+    fn open(args: &Args) -> Result<Renderer, Failure> {
+        let model = if let Some(dir) = &args.model {
+            ModelTemplates::from_model_dir(dir)
+        } else if let Some(file) = &args.gguf {
+            ModelTemplates::from_gguf(file)
+        } else if let Some(path) = &args.template {
+            if args.template_name.is_some() {
+                return Err((
+                    INPUT_ERROR,
+                    "--template-name needs --model or --gguf".into(),
+                ));
+            }
+            return load_template(path, args.now.as_deref()).map(Renderer::Plain);
+        } else {
+            return Err((INPUT_ERROR, "give --template, --model or --gguf".into()));
+        };
+        Ok(Renderer::Model(
+            model.map_err(failure)?,
+            std::cell::RefCell::new(Vec::new()),
+        ))
+    }
+
+    fn plain(&self) -> Option<&Template> {
+        match self {
+            Renderer::Plain(t) => Some(t),
+            Renderer::Model(..) => None,
+        }
+    }
+
+    /// Renders one chat request into `out`; returns the mask ranges.
+    fn request(
+        &self,
+        request: &serde_json::Value,
+        s: &Settings<'_>,
+        out: &mut String,
+    ) -> Result<Vec<(usize, usize)>, chatcodec::Error> {
+        let patched;
+        let mut request = request;
+        if s.cont && request.get("continue_final_message").is_none() {
+            let mut r = request.clone();
+            if let Some(o) = r.as_object_mut() {
+                o.insert("continue_final_message".into(), true.into());
+            }
+            patched = r;
+            request = &patched;
+        }
+        if s.validate {
+            if let Some(serde_json::Value::Array(m)) = request.get("messages") {
+                chatcodec::chat::validate::validate_history(m)?;
+            }
+        }
+        match self {
+            Renderer::Plain(t) => chatcodec::chat::render_request_spans(t, request, out),
+            Renderer::Model(model, cache) => {
+                let has_tools = request.get("tools").is_some_and(|t| !t.is_null());
+                let name = model.select_name(s.name, has_tools)?.to_string();
+                let mut cache = cache.borrow_mut();
+                let pos = match cache.iter().position(|c| c.name() == name) {
+                    Some(p) => p,
+                    None => {
+                        let mut t = model.select(Some(&name), has_tools)?;
+                        if let Some(now) = s.now {
+                            t.template_mut().options_mut().clock =
+                                Clock::Fixed(DateTime::parse(now)?);
+                        }
+                        cache.push(t);
+                        cache.len() - 1
+                    }
+                };
+                cache[pos].apply_to(request, s.mask, out)
+            }
+        }
+    }
+}
+
+fn mask_json(spans: &[(usize, usize)]) -> serde_json::Value {
+    spans
+        .iter()
+        .map(|(a, b)| serde_json::json!([a, b]))
+        .collect()
+}
+
 fn run_inner(args: Args) -> Result<(), Failure> {
-    let template = load_template(&args.template, args.now.as_deref())?;
+    let renderer = Renderer::open(&args)?;
+    let settings = Settings {
+        name: args.template_name.as_deref(),
+        now: args.now.as_deref(),
+        cont: args.continue_final_message,
+        mask: args.assistant_mask,
+        validate: args.validate,
+    };
     if let Some(spec) = &args.jsonl {
-        return batch(&template, spec);
+        return batch(&renderer, &settings, spec);
     }
     let mut out = String::new();
+    let mut spans = None;
     let result = match (&args.vars, &args.input) {
         (Some(v), None) => {
             let vars = read_json(v)?;
             if !vars.is_object() {
                 return Err((INPUT_ERROR, "--vars must hold a JSON object".into()));
             }
+            let Some(template) = renderer.plain() else {
+                return Err((INPUT_ERROR, "--vars needs --template".into()));
+            };
             template.render_to(&vars, &mut out)
         }
         (None, Some(i)) => {
             let request = read_json(i)?;
-            chatcodec::chat::render_request_to(&template, &request, &mut out)
+            renderer
+                .request(&request, &settings, &mut out)
+                .map(|s| spans = Some(s))
         }
         _ => return Err((INPUT_ERROR, "give one of --vars, --input or --jsonl".into())),
     };
-    match result {
-        Ok(()) => {
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(out.as_bytes())
-                .and_then(|_| stdout.flush())
-                .map_err(|e| (INPUT_ERROR, format!("cannot write the output: {e}")))
-        }
-        Err(e) if e.kind() == chatcodec::ErrorKind::Input => Err((INPUT_ERROR, format!("{e}"))),
-        Err(e) => Err((TEMPLATE_ERROR, format!("{e:#}"))),
+    result.map_err(failure)?;
+    if let (true, Some(spans)) = (args.assistant_mask, spans) {
+        eprintln!("{}", serde_json::json!({ "mask": mask_json(&spans) }));
     }
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(out.as_bytes())
+        .and_then(|_| stdout.flush())
+        .map_err(|e| (INPUT_ERROR, format!("cannot write the output: {e}")))
 }
 
-fn batch(template: &Template, spec: &str) -> Result<(), Failure> {
+fn batch(renderer: &Renderer, settings: &Settings<'_>, spec: &str) -> Result<(), Failure> {
     let reader: Box<dyn BufRead> = if spec == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -136,19 +282,19 @@ fn batch(template: &Template, spec: &str) -> Result<(), Failure> {
         let item: serde_json::Value = serde_json::from_str(&line)
             .map_err(|e| (INPUT_ERROR, format!("line {}: not valid JSON: {e}", n + 1)))?;
         let id = item.get("id").cloned().unwrap_or(serde_json::Value::Null);
+        text.clear();
         let result = match item.get("input") {
-            Some(input) => {
-                text.clear();
-                chatcodec::chat::render_request_to(template, input, &mut text)
-                    .map(|()| text.as_str())
-            }
+            Some(input) => renderer.request(input, settings, &mut text),
             None => Err(chatcodec::Error::new(
                 chatcodec::ErrorKind::Input,
                 format!("line {}: no \"input\" object", n + 1),
             )),
         };
         let record = match result {
-            Ok(t) => serde_json::json!({"id": id, "ok": true, "text": t}),
+            Ok(spans) if settings.mask => {
+                serde_json::json!({"id": id, "ok": true, "text": text, "mask": mask_json(&spans)})
+            }
+            Ok(_) => serde_json::json!({"id": id, "ok": true, "text": text}),
             Err(e) => {
                 failed += 1;
                 serde_json::json!({"id": id, "ok": false, "error": e.to_string()})

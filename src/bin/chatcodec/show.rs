@@ -1,0 +1,47 @@
+//! `chatcodec show`: which chat templates, special tokens and family a model has.
+
+use std::path::PathBuf;
+
+use chatcodec::load::ModelTemplates;
+
+/// Arguments of `chatcodec show`.
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["model", "gguf"])))]
+pub(crate) struct Args {
+    /// A Hugging Face model folder.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// A GGUF file.
+    #[arg(long)]
+    gguf: Option<PathBuf>,
+}
+
+/// Runs `chatcodec show`; returns the exit status.
+pub(crate) fn run(args: Args) -> i32 {
+    let loaded = match (&args.model, &args.gguf) {
+        (Some(dir), _) => ModelTemplates::from_model_dir(dir),
+        (None, Some(file)) => ModelTemplates::from_gguf(file),
+        (None, None) => {
+            eprintln!("error: give --model or --gguf");
+            return 2;
+        }
+    };
+    let model = match loaded {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    println!("source: {}", model.origin());
+    println!("family: {}", model.family().name());
+    println!("builtin: {}", model.is_builtin());
+    for name in model.names() {
+        let len = model.source(name).map_or(0, str::len);
+        println!("template: {name} ({len} bytes)");
+    }
+    for (k, v) in model.special_tokens() {
+        println!("token: {k} = {v}");
+    }
+    0
+}

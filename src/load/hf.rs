@@ -1,0 +1,205 @@
+//! A Hugging Face model folder: its chat templates and special tokens, found the way
+//! transformers' `from_pretrained` finds them.
+//!
+//! Templates: `chat_template.jinja` (named `default`) plus `additional_chat_templates/*.jinja`
+//! take priority over everything; else the legacy processor file `chat_template.json`
+//! (`{"chat_template": ...}`); else `tokenizer_config.json`'s `chat_template`, a string or a
+//! list of `{name, template}`. Special tokens: the named tokens of `tokenizer_config.json`
+//! (`bos_token`, `eos_token`, `unk_token`, `sep_token`, `pad_token`, `cls_token`,
+//! `mask_token`, any other `*_token` string, and the entries of an `extra_special_tokens`
+//! object), each a string or an AddedToken object (`{"content": ...}`); missing ones are taken
+//! from `special_tokens_map.json`. These are the kwargs transformers' `apply_chat_template`
+//! passes (`tokenizer.special_tokens_map`).
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::error::{err, Error};
+
+/// The largest JSON or template file read.
+const MAX_FILE: u64 = 64 << 20;
+
+/// What a model folder holds.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ModelFolder {
+    /// Named templates (`default` for the unnamed one), in a stable order.
+    pub templates: Vec<(String, String)>,
+    /// Which file the templates came from.
+    pub origin: String,
+    /// Special tokens as template kwargs.
+    pub special_tokens: Map<String, Value>,
+    /// `config.json`'s `model_type`, if any.
+    pub model_type: Option<String>,
+}
+
+fn read_text(path: &Path) -> Result<Option<String>, Error> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(err!(Input, "cannot read {}: {e}", path.display())),
+    };
+    if meta.len() > MAX_FILE {
+        return Err(err!(
+            Input,
+            "{} is {} bytes, more than the {MAX_FILE} allowed",
+            path.display(),
+            meta.len()
+        ));
+    }
+    std::fs::read_to_string(path)
+        .map(Some)
+        .map_err(|e| err!(Input, "cannot read {}: {e}", path.display()))
+}
+
+fn read_json(path: &Path) -> Result<Option<Value>, Error> {
+    match read_text(path)? {
+        None => Ok(None),
+        Some(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| err!(Input, "{} is not valid JSON: {e}", path.display())),
+    }
+}
+
+/// A template entry: a string, or a list of `{name, template}`.
+fn templates_from(value: &Value, file: &Path) -> Result<Vec<(String, String)>, Error> {
+    match value {
+        Value::Null => Ok(Vec::new()),
+        Value::String(s) => Ok(vec![("default".to_string(), s.clone())]),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| {
+                let name = item.get("name").and_then(Value::as_str);
+                let template = item.get("template").and_then(Value::as_str);
+                match (name, template) {
+                    (Some(n), Some(t)) => Ok((n.to_string(), t.to_string())),
+                    _ => Err(err!(
+                        Input,
+                        "{}: each chat_template entry needs a \"name\" and a \"template\" string",
+                        file.display()
+                    )),
+                }
+            })
+            .collect(),
+        _ => Err(err!(
+            Input,
+            "{}: chat_template must be a string or a list of {{name, template}}",
+            file.display()
+        )),
+    }
+}
+
+/// The text of a token: a string, or an AddedToken object's `content`.
+fn token_text(v: &Value) -> Option<&str> {
+    match v {
+        Value::String(s) => Some(s),
+        Value::Object(o) => o.get("content").and_then(Value::as_str),
+        _ => None,
+    }
+}
+
+const NAMED: [&str; 7] = [
+    "bos_token",
+    "eos_token",
+    "unk_token",
+    "sep_token",
+    "pad_token",
+    "cls_token",
+    "mask_token",
+];
+
+fn special_tokens(config: &Map<String, Value>, out: &mut Map<String, Value>) {
+    for (k, v) in config {
+        let named = NAMED.contains(&k.as_str()) || k.ends_with("_token");
+        if named && !out.contains_key(k) {
+            if let Some(t) = token_text(v) {
+                out.insert(k.clone(), Value::String(t.to_string()));
+            }
+        }
+    }
+    if let Some(Value::Object(extra)) = config.get("extra_special_tokens") {
+        for (k, v) in extra {
+            if let Some(t) = token_text(v) {
+                out.entry(k.clone())
+                    .or_insert_with(|| Value::String(t.to_string()));
+            }
+        }
+    }
+}
+
+/// Reads the model folder at `dir`.
+pub(crate) fn read_folder(dir: &Path) -> Result<ModelFolder, Error> {
+    if !dir.is_dir() {
+        return Err(err!(Input, "{} is not a model folder", dir.display()));
+    }
+    let mut folder = ModelFolder::default();
+    let config_path = dir.join("tokenizer_config.json");
+    let config = match read_json(&config_path)? {
+        Some(Value::Object(o)) => o,
+        Some(_) => {
+            return Err(err!(
+                Input,
+                "{} must hold a JSON object",
+                config_path.display()
+            ))
+        }
+        None => Map::new(),
+    };
+
+    if let Some(t) = read_text(&dir.join("chat_template.jinja"))? {
+        folder.templates.push(("default".to_string(), t));
+        folder.origin = "chat_template.jinja".to_string();
+    }
+    let extra_dir = dir.join("additional_chat_templates");
+    if extra_dir.is_dir() {
+        let mut extra = Vec::new();
+        let entries = std::fs::read_dir(&extra_dir)
+            .map_err(|e| err!(Input, "cannot list {}: {e}", extra_dir.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Some(name) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".jinja"))
+            else {
+                continue;
+            };
+            if let Some(t) = read_text(&path)? {
+                extra.push((name.to_string(), t));
+            }
+        }
+        extra.sort();
+        if folder.origin.is_empty() && !extra.is_empty() {
+            folder.origin = "additional_chat_templates/".to_string();
+        }
+        folder.templates.extend(extra);
+    }
+    if folder.templates.is_empty() {
+        let path = dir.join("chat_template.json");
+        if let Some(v) = read_json(&path)? {
+            let entry = v.get("chat_template").unwrap_or(&Value::Null);
+            folder.templates = templates_from(entry, &path)?;
+            folder.origin = "chat_template.json".to_string();
+        }
+    }
+    if folder.templates.is_empty() {
+        let entry = config.get("chat_template").unwrap_or(&Value::Null);
+        folder.templates = templates_from(entry, &config_path)?;
+        if !folder.templates.is_empty() {
+            folder.origin = "tokenizer_config.json".to_string();
+        }
+    }
+
+    special_tokens(&config, &mut folder.special_tokens);
+    if let Some(Value::Object(map)) = read_json(&dir.join("special_tokens_map.json"))? {
+        special_tokens(&map, &mut folder.special_tokens);
+    }
+    folder.special_tokens.remove("chat_template");
+    if let Some(Value::Object(cfg)) = read_json(&dir.join("config.json"))? {
+        folder.model_type = cfg
+            .get("model_type")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    Ok(folder)
+}
