@@ -99,3 +99,8 @@ impl Family {
         }
     }
 }
+
+/// chatcodec's corrected Qwen3.5 / Qwen3.6 template (seed 001: BUG-001..006 fixed): thinking
+/// on by default, `/think` and `/no_think` suffixes, merged system messages, past think
+/// blocks stripped, the exact 19-character empty think block when thinking is off.
+pub const QWEN3_5_TEMPLATE: &str = include_str!("../../corpus/builtin/qwen3_5.jinja");

@@ -17,7 +17,7 @@ pub mod prompt;
 mod template;
 pub mod validate;
 
-pub use family::Family;
+pub use family::{Family, QWEN3_5_TEMPLATE};
 pub use template::ChatTemplate;
 
 const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "thinking", "reasoning"];
@@ -179,9 +179,11 @@ fn build_messages<'a>(
     };
     let needs_alias = |m: &serde_json::Value| {
         has_null(m)
-            || REASONING_FIELDS
-                .iter()
-                .any(|k| m.get(*k).is_some_and(|v| !v.is_null()))
+            || REASONING_FIELDS.iter().any(|k| {
+                m.as_object()
+                    .and_then(|o| crate::value::ops::json_get(o, k))
+                    .is_some_and(|v| !v.is_null())
+            })
     };
     if cont.is_none() && !messages.iter().any(needs_alias) {
         // The common case: the caller's JSON, read in place.
