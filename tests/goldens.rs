@@ -122,7 +122,7 @@ fn goldens_match_the_reference() {
                     first_line(msg, 120),
                     first_line(&got, 80)
                 )),
-                (Err((ty, msg)), Outcome::Error { kind, message }) => {
+                (Err((ty, msg)), Outcome::Error { kind, message, .. }) => {
                     if !kind_matches(ty, &kind) {
                         kind_notes.push(format!(
                             "{case}: reference {ty}: {} / ours {kind}: {}",

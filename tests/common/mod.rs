@@ -28,8 +28,10 @@ pub enum Outcome {
     Error {
         /// `ErrorKind` as `{:?}`.
         kind: String,
-        /// The whole error as displayed.
+        /// The whole error as displayed (location and excerpt included).
         message: String,
+        /// The message alone, without location.
+        detail: String,
     },
     /// The library panicked (never acceptable).
     Panic(String),
@@ -50,6 +52,7 @@ pub fn render(source: &str, input: Input<'_>, now: &str) -> Outcome {
         Ok(Err(e)) => Outcome::Error {
             kind: format!("{:?}", e.kind()),
             message: e.to_string(),
+            detail: e.message().to_string(),
         },
         Err(payload) => Outcome::Panic(
             payload
@@ -72,11 +75,7 @@ pub fn quiet_panics<R>(f: impl FnOnce() -> R) -> R {
 
 /// The byte offset of the first difference between `a` and `b` (they differ).
 pub fn first_difference(a: &str, b: &str) -> usize {
-    let n = a
-        .bytes()
-        .zip(b.bytes())
-        .take_while(|(x, y)| x == y)
-        .count();
+    let n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
     // Back up to a char boundary of both strings so slicing stays valid.
     let mut i = n;
     while i > 0 && !(a.is_char_boundary(i) && b.is_char_boundary(i)) {
@@ -109,7 +108,11 @@ fn clip_before(s: &str, at: usize, len: usize) -> &str {
 pub fn brief_difference(expected: &str, actual: &str) -> String {
     let at = first_difference(expected, actual);
     let line = expected[..at].matches('\n').count() + 1;
-    let col = expected[..at].rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let col = expected[..at]
+        .rsplit('\n')
+        .next()
+        .map_or(0, |l| l.chars().count())
+        + 1;
     format!(
         "first difference at byte {at} (line {line}, col {col}; expected {} bytes, got {}): \
          ...{:?} then expected {:?} got {:?}",
@@ -137,7 +140,12 @@ pub fn line_diff(expected: &str, actual: &str) -> String {
         .take_while(|(x, y)| x == y)
         .count();
     let mut out = String::new();
-    for (i, l) in e.iter().enumerate().take(first).skip(first.saturating_sub(2)) {
+    for (i, l) in e
+        .iter()
+        .enumerate()
+        .take(first)
+        .skip(first.saturating_sub(2))
+    {
         out.push_str(&format!("      {:>4}  {:?}\n", i + 1, l));
     }
     const MAX: usize = 8;
@@ -146,13 +154,19 @@ pub fn line_diff(expected: &str, actual: &str) -> String {
         out.push_str(&format!("    - {:>4}  {:?}\n", first + i + 1, l));
     }
     if e_end - first > MAX {
-        out.push_str(&format!("    - ...   ({} more lines)\n", e_end - first - MAX));
+        out.push_str(&format!(
+            "    - ...   ({} more lines)\n",
+            e_end - first - MAX
+        ));
     }
     for (i, l) in a[first..a_end].iter().enumerate().take(MAX) {
         out.push_str(&format!("    + {:>4}  {:?}\n", first + i + 1, l));
     }
     if a_end - first > MAX {
-        out.push_str(&format!("    + ...   ({} more lines)\n", a_end - first - MAX));
+        out.push_str(&format!(
+            "    + ...   ({} more lines)\n",
+            a_end - first - MAX
+        ));
     }
     out
 }
