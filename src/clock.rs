@@ -85,7 +85,11 @@ impl DateTime {
         let num = |r: std::ops::Range<usize>| -> Result<u32, Error> {
             s.get(r).and_then(|t| t.parse().ok()).ok_or_else(bad)
         };
-        let second = if b.len() >= 19 && b[16] == b':' { num(17..19)? } else { 0 };
+        let second = if b.len() >= 19 && b[16] == b':' {
+            num(17..19)?
+        } else {
+            0
+        };
         let t = DateTime {
             year: num(0..4)? as i32,
             month: num(5..7)? as u8,

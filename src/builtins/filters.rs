@@ -163,9 +163,9 @@ fn big() -> Error {
 /// separators=None, sort_keys=False)`.
 fn tojson<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
     let opts = opts_from_args(ctx, a, k)?;
-    let mut out = String::new();
-    dumps(&mut out, &v, &opts)?;
-    Ok(ctx.str(&out))
+    Ok(Value::Str(crate::value::json::dumps_to_arena(
+        ctx, &v, &opts,
+    )?))
 }
 
 /// `indent(width=4, first=False, blank=False)`.

@@ -41,6 +41,8 @@ pub(super) fn generate(
             id: 0,
             next_slot: 0,
             definer: None,
+            uses_varargs: false,
+            uses_kwargs: false,
         }],
         loops: Vec::new(),
         soft: 0,
@@ -67,6 +69,9 @@ struct Func {
     id: u32,
     next_slot: u16,
     definer: Option<u32>,
+    /// The body reads `varargs` / `kwargs`.
+    uses_varargs: bool,
+    uses_kwargs: bool,
 }
 
 struct LoopCtx {
@@ -223,6 +228,12 @@ impl<'s, 'a> Gen<'s, 'a> {
     }
 
     fn load_name(&mut self, name: &'a str) {
+        if matches!(name, "varargs" | "kwargs") {
+            if let Some(f) = self.funcs.last_mut() {
+                f.uses_varargs |= name == "varargs";
+                f.uses_kwargs |= name == "kwargs";
+            }
+        }
         let i = match self.resolve(name) {
             Resolved::Local(s) => Instr::Load(s),
             Resolved::Up(s) => Instr::LoadUp(s),
@@ -526,12 +537,19 @@ impl<'s, 'a> Gen<'s, 'a> {
             id: id + 1,
             next_slot: 0,
             definer: Some(definer),
+            uses_varargs: false,
+            uses_kwargs: false,
         });
         let mut names: Vec<&'a str> = m.params.iter().map(|(n, _)| *n).collect();
         let param_count = names.len();
         let uses_caller = !names.contains(&"caller");
         if uses_caller {
             names.push("caller");
+        }
+        for special in ["varargs", "kwargs"] {
+            if !names.contains(&special) {
+                names.push(special);
+            }
         }
         let mut stored = Vec::new();
         stored_names(m.body, &mut stored);
@@ -549,6 +567,8 @@ impl<'s, 'a> Gen<'s, 'a> {
             } else {
                 NONE16
             },
+            varargs_slot: NONE16,
+            kwargs_slot: NONE16,
         });
         for (i, (_, default)) in m.params.iter().enumerate() {
             if let Some(d) = default {
@@ -564,10 +584,18 @@ impl<'s, 'a> Gen<'s, 'a> {
         self.block(m.body)?;
         self.loops = saved_loops;
         self.emit(Instr::Return);
+        let varargs = self.local_slot("varargs");
+        let kwargs = self.local_slot("kwargs");
         self.scopes.pop();
         let f = self.funcs.pop();
-        if let Some(info) = self.p.macros.get_mut(id as usize) {
-            info.slots = f.map_or(0, |f| u32::from(f.next_slot));
+        if let (Some(info), Some(f)) = (self.p.macros.get_mut(id as usize), f) {
+            info.slots = u32::from(f.next_slot);
+            if f.uses_varargs && !m.params.iter().any(|(n, _)| *n == "varargs") {
+                info.varargs_slot = varargs;
+            }
+            if f.uses_kwargs && !m.params.iter().any(|(n, _)| *n == "kwargs") {
+                info.kwargs_slot = kwargs;
+            }
         }
         let here = self.pc();
         self.patch(skip, here);

@@ -156,6 +156,10 @@ pub(crate) struct MacroInfo {
     pub(crate) params: Box<[u32]>,
     /// The slot of `caller`, when the body uses it.
     pub(crate) caller_slot: u16,
+    /// The slot of `varargs` (extra positional arguments), when the body reads it.
+    pub(crate) varargs_slot: u16,
+    /// The slot of `kwargs` (extra keyword arguments), when the body reads it.
+    pub(crate) kwargs_slot: u16,
 }
 
 #[cfg(test)]

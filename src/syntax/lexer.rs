@@ -54,6 +54,8 @@ enum Inner {
     Name,
     #[regex(r"[0-9][0-9_]*")]
     Int,
+    #[regex(r"0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+")]
+    RadixInt,
     #[regex(r"[0-9][0-9_]*\.[0-9][0-9_]*([eE][+-]?[0-9][0-9_]*)?")]
     #[regex(r"[0-9][0-9_]*[eE][+-]?[0-9][0-9_]*")]
     Float,
@@ -227,10 +229,29 @@ impl<'s> Lexer<'s> {
             },
             span: Span::new(tag_at, body),
         });
+        let mut base = body;
         let mut lex = Inner::lexer(&src[body..]);
+        // Open brackets: while any is open, `}}` is two closing braces (as in jinja2).
+        let mut depth = 0usize;
         while let Some(t) = lex.next() {
             let r = lex.span();
-            let (s, e) = (body + r.start, body + r.end);
+            let (s, e) = (base + r.start, base + r.end);
+            if matches!(t, Ok(Inner::VarEnd | Inner::VarEndTrim))
+                && (depth > 0 || kind != TagKind::Var)
+            {
+                // Take one character as an operator and lex again after it.
+                let first = if src.as_bytes()[s] == b'-' { "-" } else { "}" };
+                if first == "}" {
+                    depth = depth.saturating_sub(1);
+                }
+                self.out.push(Token {
+                    tok: Tok::Op(first),
+                    span: Span::new(s, s + 1),
+                });
+                base = s + 1;
+                lex = Inner::lexer(&src[base..]);
+                continue;
+            }
             let text = &src[s..e];
             let span = Span::new(s, e);
             let Ok(t) = t else {
@@ -269,9 +290,27 @@ impl<'s> Lexer<'s> {
                 Inner::Int => Tok::Int(text.replace('_', "").parse().map_err(|_| {
                     err!(Overflow, "integer literal too large").with_offset(src, s)
                 })?),
+                Inner::RadixInt => {
+                    let digits = text[2..].replace('_', "");
+                    let radix = match text.as_bytes()[1] {
+                        b'x' | b'X' => 16,
+                        b'o' | b'O' => 8,
+                        _ => 2,
+                    };
+                    Tok::Int(i128::from_str_radix(&digits, radix).map_err(|_| {
+                        err!(Overflow, "integer literal too large").with_offset(src, s)
+                    })?)
+                }
                 Inner::Float => Tok::Float(text.replace('_', "").parse().unwrap_or(f64::INFINITY)),
                 Inner::Str => Tok::Str(unescape(&text[1..text.len() - 1])),
-                Inner::Op => Tok::Op(op_str(text)),
+                Inner::Op => {
+                    match text {
+                        "(" | "[" | "{" => depth += 1,
+                        ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                    Tok::Op(op_str(text))
+                }
                 // An end marker of the other tag kind: jinja2 reads it as operators.
                 Inner::VarEnd | Inner::VarEndTrim => {
                     return Err(err!(Syntax, "unexpected '}}}}'").with_offset(src, s));

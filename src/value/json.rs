@@ -148,6 +148,25 @@ fn json_sep<'a>(v: &Value<'a>) -> Result<&'a str, Error> {
 }
 
 /// Appends `json.dumps(v, ...)` to `out`.
+/// `json.dumps(v, ...)` as a string in the render arena. Writes into a per-thread scratch
+/// buffer that keeps its capacity, so a render's `tojson` calls do not grow fresh strings.
+pub(crate) fn dumps_to_arena<'a>(
+    ctx: &Ctx<'a>,
+    v: &Value<'a>,
+    opts: &JsonOpts<'_>,
+) -> Result<&'a str, Error> {
+    thread_local! {
+        static SCRATCH: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+    }
+    let mut buf = SCRATCH.with(|s| s.take());
+    buf.clear();
+    let r = dumps(&mut buf, v, opts).map(|()| &*ctx.arena.alloc_str(&buf));
+    if buf.capacity() <= 1 << 20 {
+        SCRATCH.with(|s| s.set(buf));
+    }
+    r
+}
+
 pub(crate) fn dumps(out: &mut String, v: &Value<'_>, opts: &JsonOpts<'_>) -> Result<(), Error> {
     Writer {
         out,
@@ -161,18 +180,16 @@ pub(crate) fn dumps(out: &mut String, v: &Value<'_>, opts: &JsonOpts<'_>) -> Res
 /// `\r`, `\t`, `\b`, `\f`, else `\u00XX`); with `ensure_ascii` everything outside
 /// `' '..='~'` is escaped, astral characters as UTF-16 surrogate pairs.
 pub(crate) fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
+    out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
     let mut last = 0;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        let plain = if ensure_ascii {
-            (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\'
-        } else {
-            b >= 0x20 && b != b'"' && b != b'\\'
-        };
-        if plain {
+        // One table lookup per byte: control characters, `"` and `\\` always need an escape,
+        // non-ASCII only with `ensure_ascii`.
+        if !NEEDS_ESCAPE[usize::from(b)] && (b < 0x7f || !ensure_ascii) {
             i += 1;
             continue;
         }
@@ -198,6 +215,19 @@ pub(crate) fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
     out.push_str(&s[last..]);
     out.push('"');
 }
+
+/// Bytes that JSON never carries raw: control characters, `"` and `\\`.
+static NEEDS_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
 
 /// The escape of one ASCII character that JSON may not carry raw.
 fn write_escape(out: &mut String, cp: u32) {

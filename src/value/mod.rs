@@ -151,6 +151,8 @@ pub(crate) struct LoopState<'a> {
     pub(crate) index0: Cell<usize>,
     /// 1 for a loop, 2 for a loop inside it, ...
     pub(crate) depth: usize,
+    /// The arguments of the last `loop.changed(...)` call.
+    pub(crate) changed: Cell<Option<Value<'a>>>,
 }
 
 /// What builtins need from the render: the arena and the clock.

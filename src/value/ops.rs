@@ -472,7 +472,7 @@ impl<'a> MapRef<'a> {
         match self {
             MapRef::Dict(d) => d.iter().find(|(k, _)| eq(k, key)).map(|(_, v)| *v),
             MapRef::Json(o) => match key {
-                Value::Str(s) => o.get(*s).map(Value::from_json),
+                Value::Str(s) => json_get(o, s).map(Value::from_json),
                 _ => None,
             },
         }
@@ -486,7 +486,7 @@ impl<'a> MapRef<'a> {
                 .iter()
                 .find(|(k, _)| matches!(k, Value::Str(s) if *s == name))
                 .map(|(_, v)| *v),
-            MapRef::Json(o) => o.get(name).map(|v| Value::from_json_in(v, ctx)),
+            MapRef::Json(o) => json_get(o, name).map(|v| Value::from_json_in(v, ctx)),
         }
     }
 
@@ -997,10 +997,24 @@ fn str_char(s: &str, i: i128) -> Option<Value<'_>> {
 
 /// `obj['name']` without the attribute fallback: dict keys and namespace attributes.
 #[inline]
+/// `o[key]`. Chat messages and tool schemas are small objects: comparing a handful of keys
+/// beats hashing the key (serde_json's map hashes with SipHash).
+#[inline]
+pub(crate) fn json_get<'j>(
+    o: &'j serde_json::Map<String, serde_json::Value>,
+    key: &str,
+) -> Option<&'j serde_json::Value> {
+    if o.len() <= 16 {
+        o.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        o.get(key)
+    }
+}
+
 fn str_item<'a>(ctx: &Ctx<'a>, obj: Value<'a>, name: &str) -> Option<Value<'a>> {
     match obj {
         Value::Json(serde_json::Value::Object(o)) => {
-            o.get(name).map(|v| Value::from_json_in(v, ctx))
+            json_get(o, name).map(|v| Value::from_json_in(v, ctx))
         }
         Value::Dict(d) => MapRef::Dict(d).get_str(name, ctx),
         Value::Ns(ns) => ns.get(name),

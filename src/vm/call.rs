@@ -1,5 +1,6 @@
 //! Calls: macros (a new frame whose output is captured), methods and global functions.
 
+use crate::compile::NONE16;
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::value::{ops, Callable, Value};
 use crate::vm::run::{Frame, Vm};
@@ -46,6 +47,15 @@ impl<'a, 'o> Vm<'a, 'o> {
                 self.stack.push(v);
                 return Ok(());
             }
+            if name == "changed" {
+                let now = Value::Tuple(self.ctx.arena.alloc_slice_copy(args));
+                let changed = l.changed.get().is_none_or(|before| !ops::eq(&before, &now));
+                if changed {
+                    l.changed.set(Some(now));
+                }
+                self.stack.push(Value::Bool(changed));
+                return Ok(());
+            }
         }
         if crate::builtins::has_method(&recv, name) {
             let v = crate::builtins::call_method(self.ctx, recv, name, args, kwargs)?;
@@ -75,7 +85,9 @@ impl<'a, 'o> Vm<'a, 'o> {
             ));
         }
         let params = &info.params;
-        if args.len() > params.len() {
+        let has_varargs = info.varargs_slot != NONE16;
+        let has_kwargs = info.kwargs_slot != NONE16;
+        if args.len() > params.len() && !has_varargs {
             return Err(err!(
                 Type,
                 "macro '{}' takes not more than {} argument(s)",
@@ -87,10 +99,16 @@ impl<'a, 'o> Vm<'a, 'o> {
         self.slots
             .resize(base + info.slots as usize, Value::UNDEFINED);
         let mut bound = 0u64;
-        for (i, v) in args.iter().enumerate() {
+        for (i, v) in args.iter().take(params.len()).enumerate() {
             self.slots[base + i] = *v;
             bound |= 1 << (i & 63);
         }
+        if has_varargs {
+            let extra = args.get(params.len()..).unwrap_or(&[]);
+            self.slots[base + usize::from(info.varargs_slot)] =
+                Value::Tuple(self.ctx.arena.alloc_slice_copy(extra));
+        }
+        let mut extra_kw: Vec<(Value<'a>, Value<'a>)> = Vec::new();
         for (name, v) in kwargs {
             match params
                 .iter()
@@ -100,9 +118,10 @@ impl<'a, 'o> Vm<'a, 'o> {
                     self.slots[base + i] = *v;
                     bound |= 1 << (i & 63);
                 }
-                None if *name == "caller" && info.caller_slot != crate::compile::NONE16 => {
+                None if *name == "caller" && info.caller_slot != NONE16 => {
                     self.slots[base + usize::from(info.caller_slot)] = *v;
                 }
+                None if has_kwargs => extra_kw.push((Value::Str(name), *v)),
                 None => {
                     self.slots.truncate(base);
                     return Err(err!(
@@ -112,6 +131,10 @@ impl<'a, 'o> Vm<'a, 'o> {
                     ));
                 }
             }
+        }
+        if has_kwargs {
+            self.slots[base + usize::from(info.kwargs_slot)] =
+                Value::Dict(self.ctx.arena.alloc_slice_copy(&extra_kw));
         }
         self.frames.push(Frame {
             base: base as u32,

@@ -413,6 +413,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                             items,
                             index0: std::cell::Cell::new(0),
                             depth: 1,
+                            changed: std::cell::Cell::new(None),
                         })
                     });
                     if let Some(st) = state {
@@ -491,6 +492,12 @@ impl<'a, 'o> Vm<'a, 'o> {
                         (self.pop(), value)
                     };
                     match ns {
+                        Value::Ns(_) if name.starts_with('_') => {
+                            return Err(err!(
+                                Security,
+                                "Chat templates cannot store underscore-prefixed attributes on a namespace, but got '{name}'. Please rename the attribute."
+                            ));
+                        }
                         Value::Ns(ns) => ns.set(name, value),
                         _ => {
                             return Err(err!(
