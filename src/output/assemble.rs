@@ -12,6 +12,8 @@ struct Call {
     name: Option<String>,
     id: Option<String>,
     started: bool,
+    /// The header waits for the end of the call.
+    hold: bool,
     /// Argument text produced before the header could be sent.
     pending: String,
     /// Bytes of argument text produced.
@@ -112,7 +114,7 @@ impl Assembler {
     /// Sends the header if the name is known, then any argument text held for it.
     fn start(&mut self) {
         let Some(c) = &self.call else { return };
-        if c.started || c.name.is_none() {
+        if c.started || c.name.is_none() || c.hold {
             return;
         }
         let index = c.index;
@@ -204,6 +206,9 @@ impl Assembler {
             }
             return;
         }
+        if let Some(c) = &mut self.call {
+            c.hold = false;
+        }
         self.start();
         match params {
             Some(_) => self.args("}"),
@@ -219,11 +224,11 @@ impl Assembler {
 impl Sink for Assembler {
     fn open(&mut self, kind: Kind) {
         match kind {
-            Kind::Call => {
+            Kind::Call | Kind::WholeCall => {
                 if self.call.is_some() {
                     self.end_call();
                 }
-                self.call_mut();
+                self.call_mut().hold = kind == Kind::WholeCall;
             }
             Kind::Name => self.name.clear(),
             Kind::Id => self.id.clear(),
@@ -256,7 +261,7 @@ impl Sink for Assembler {
                 Kind::Key => self.key.push_str(s),
                 Kind::Args => self.args(s),
                 Kind::Value | Kind::SValue | Kind::JValue | Kind::PyValue => self.value_text(s),
-                Kind::Call => {}
+                Kind::Call | Kind::WholeCall => {}
             }
         }
     }
@@ -266,7 +271,7 @@ impl Sink for Assembler {
             self.open.remove(i);
         }
         match kind {
-            Kind::Call => self.end_call(),
+            Kind::Call | Kind::WholeCall => self.end_call(),
             Kind::Name => {
                 let name = self.name.trim().to_string();
                 self.call_mut().name = Some(name);

@@ -9,6 +9,8 @@ pub(crate) enum Kind {
     Reasoning,
     /// A whole tool call (a group: no text of its own).
     Call,
+    /// A tool call announced only once complete (its id may follow its arguments).
+    WholeCall,
     /// The function name of the current call.
     Name,
     /// The call id the model wrote.
@@ -33,6 +35,7 @@ impl Kind {
             "content" => Kind::Content,
             "reasoning" => Kind::Reasoning,
             "call" => Kind::Call,
+            "wholecall" => Kind::WholeCall,
             "name" => Kind::Name,
             "id" => Kind::Id,
             "args" => Kind::Args,
@@ -47,7 +50,7 @@ impl Kind {
 
     /// Whether the capture receives the text it spans (groups do not).
     pub(crate) fn has_text(self) -> bool {
-        !matches!(self, Kind::Call)
+        !matches!(self, Kind::Call | Kind::WholeCall)
     }
 }
 
