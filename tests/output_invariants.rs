@@ -55,7 +55,7 @@ fn message_text(m: &Message) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn every_prefix_and_chunking(text in output(), sizes in prop::collection::vec(1usize..9, 1..6),

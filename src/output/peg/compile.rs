@@ -29,7 +29,7 @@ pub(crate) enum Inst {
     Fail,
     /// Pop the top entry, then fail (not-predicate success).
     FailTwice,
-    /// Mark the innermost live entry dead.
+    /// Mark every live entry dead (commit).
     Cut,
     /// Call a rule.
     Call(u32),

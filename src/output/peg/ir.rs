@@ -101,7 +101,7 @@ pub(crate) enum Expr {
     And(Box<Expr>),
     /// Negative lookahead.
     Not(Box<Expr>),
-    /// Cut: the innermost live choice point can no longer be backtracked to.
+    /// Cut (commit): no choice point pushed so far can be backtracked to any more.
     Cut,
     /// A capture of the given kind.
     Cap(Kind, Box<Expr>),

@@ -269,19 +269,27 @@ impl Machine {
                     }
                 }
                 Inst::FailTwice => {
-                    self.pop_entry();
+                    // The predicate consumed nothing: restore its position before failing.
+                    if let Some(e) = self.pop_entry() {
+                        self.pos = e.pos;
+                    }
                     if !self.fail(sink) {
                         return Step::Done;
                     }
                 }
                 Inst::Cut => {
-                    let pos = self.pos;
-                    let mut start = pos;
-                    if let Some(e) = self.bt.iter_mut().rev().find(|e| e.live) {
+                    // Commit: no live entry may be backtracked to any more. Live entries form
+                    // the top of the stack (an entry below a dead one is revived only once it
+                    // is on top again), so scanning stops at the first dead one.
+                    let mut start = self.pos;
+                    for e in self.bt.iter_mut().rev() {
+                        if !e.live {
+                            break;
+                        }
                         e.live = false;
-                        self.live -= 1;
                         start = e.pos;
                     }
+                    self.live = 0;
                     if self.region.is_none() {
                         self.region = Some((start, sink.emitted()));
                     }
