@@ -6,22 +6,83 @@ use chatcodec::output::{parse_with, Format, Message};
 use output_support::{opts, prefix_message, stream};
 use proptest::prelude::*;
 
-const FORMATS: &[&str] = &[
-    "hermes", "qwen3-coder", "llama3", "mistral-nemo", "mistral", "deepseek-r1", "deepseek-v3.1", "kimi-k2", "glm-4.5",
-    "minimax-m2", "gpt-oss",
-];
-
 /// Fragments that models write: markers of every family (some truncated) and JSON pieces.
 const MARKERS: &[&str] = &[
-    "<think>", "</think>", "<tool_call>", "</tool_call>", "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": ",
-    "}}\n</tool_call>", "<function=f>\n", "<parameter=k>\n", "\n</parameter>\n", "</function>", "<|python_tag|>",
-    "{\"name\": \"g\", \"parameters\": {", "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "[THINK]", "[/THINK]",
-    "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "```json\n",
-    "<|tool_calls_section_begin|>", "<|tool_call_begin|>functions.f:0", "<|tool_call_argument_begin|>",
-    "<|tool_call_end|>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<minimax:tool_call>",
-    "<invoke name=\"f\">", "<parameter name=\"k\">", "</parameter>", "</invoke>", "<|channel|>", "analysis",
-    "final", "commentary to=functions.f", "<|message|>", "<|end|>", "<|start|>assistant", "<|call|>", "{", "}",
-    "\"", "[", "]", ",", ":", "\\", "<", "<tool", "<|", "\n",
+    "<think>",
+    "</think>",
+    "<tool_call>",
+    "</tool_call>",
+    "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": ",
+    "}}\n</tool_call>",
+    "<function=f>\n",
+    "<parameter=k>\n",
+    "\n</parameter>\n",
+    "</function>",
+    "<|python_tag|>",
+    "{\"name\": \"g\", \"parameters\": {",
+    "[TOOL_CALLS]",
+    "[ARGS]",
+    "[CALL_ID]",
+    "[THINK]",
+    "[/THINK]",
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁call▁begin｜>",
+    "<｜tool▁sep｜>",
+    "<｜tool▁call▁end｜>",
+    "```json\n",
+    "<|tool_calls_section_begin|>",
+    "<|tool_call_begin|>functions.f:0",
+    "<|tool_call_argument_begin|>",
+    "<|tool_call_end|>",
+    "<arg_key>",
+    "</arg_key>",
+    "<arg_value>",
+    "</arg_value>",
+    "<minimax:tool_call>",
+    "<invoke name=\"f\">",
+    "<parameter name=\"k\">",
+    "</parameter>",
+    "</invoke>",
+    "<|channel|>",
+    "analysis",
+    "final",
+    "commentary to=functions.f",
+    "<|message|>",
+    "<|end|>",
+    "<|start|>assistant",
+    "<|call|>",
+    "{",
+    "}",
+    "\"",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\\",
+    "<",
+    "<tool",
+    "<|",
+    "\n",
+    "[f(a=1)",
+    "g(b='",
+    ")]",
+    "<|tool_call_start|>",
+    "<｜DSML｜function_calls>",
+    "<｜DSML｜invoke name=\"f\">",
+    "<｜DSML｜parameter name=\"k\" string=\"true\">",
+    "<|tool_call>call:f{",
+    "k:<|\"|>",
+    "<|\"|>",
+    "<tool_call|>",
+    "<|channel>thought",
+    "<channel|>",
+    "<|START_ACTION|>",
+    "<|START_RESPONSE|>",
+    "<|tools_prefix|>[{\"f\": ",
+    ">>>all\n",
+    ">>>f\n",
+    "<function=f>{",
+    "functools[",
 ];
 
 /// Characters counted by the lossless check: none of them occurs in any marker or in
@@ -40,7 +101,10 @@ fn output() -> impl Strategy<Value = String> {
 }
 
 fn counted(s: &str) -> Vec<usize> {
-    ["é", "日", "🙂", "ß", "Ω"].iter().map(|c| s.matches(c).count()).collect()
+    ["é", "日", "🙂", "ß", "Ω"]
+        .iter()
+        .map(|c| s.matches(c).count())
+        .collect()
 }
 
 fn message_text(m: &Message) -> String {
@@ -59,8 +123,9 @@ proptest! {
 
     #[test]
     fn every_prefix_and_chunking(text in output(), sizes in prop::collection::vec(1usize..9, 1..6),
-                                 fi in 0..FORMATS.len(), forced in any::<bool>()) {
-        let f = Format::by_name(FORMATS[fi]).unwrap();
+                                 fi in 0..64usize, forced in any::<bool>()) {
+        let names: Vec<&str> = Format::names().map(|(n, _)| n).collect();
+        let f = Format::by_name(names[fi % names.len()]).unwrap();
         let o = opts(forced);
         let whole = parse_with(&f, &text, o);
         for sizes in [&[1usize][..], &[2], &[5], &sizes] {
@@ -74,8 +139,9 @@ proptest! {
     }
 
     #[test]
-    fn lossless(text in output(), fi in 0..FORMATS.len(), forced in any::<bool>()) {
-        let f = Format::by_name(FORMATS[fi]).unwrap();
+    fn lossless(text in output(), fi in 0..64usize, forced in any::<bool>()) {
+        let names: Vec<&str> = Format::names().map(|(n, _)| n).collect();
+        let f = Format::by_name(names[fi % names.len()]).unwrap();
         let m = parse_with(&f, &text, opts(forced));
         prop_assert_eq!(counted(&message_text(&m)), counted(&text), "{:?}", m);
     }

@@ -2,7 +2,7 @@
 //! argument text as a growing prefix of the final JSON string (XML-style parameters are
 //! converted to JSON as they stream), and malformed regions.
 
-use super::convert::{escape_into, may_be_json, python_to_json, quote, typed};
+use super::convert::{dict_to_json, escape_into, may_be_json, python_to_json, quote, typed};
 use super::event::Event;
 use super::peg::{Kind, Sink};
 
@@ -34,6 +34,8 @@ enum Val {
     Json(String),
     /// A Python literal, buffered.
     Py(String),
+    /// Gemma dict arguments, buffered.
+    Dict(String),
 }
 
 /// The capture sink of a stream: collects events until the caller takes them.
@@ -161,6 +163,7 @@ impl Assembler {
             Some(Val::Str) => "\"".to_string(),
             Some(Val::Json(s)) => typed(&s),
             Some(Val::Py(s)) => python_to_json(&s),
+            Some(Val::Dict(s)) => dict_to_json(&s),
         };
         self.args(&out);
     }
@@ -170,7 +173,9 @@ impl Assembler {
         match &mut self.val {
             None => {}
             Some(Val::Str) => escape_into(&mut out, s),
-            Some(Val::Json(b)) | Some(Val::Py(b)) | Some(Val::Typed(b)) => b.push_str(s),
+            Some(Val::Json(b)) | Some(Val::Py(b)) | Some(Val::Typed(b)) | Some(Val::Dict(b)) => {
+                b.push_str(s)
+            }
             Some(Val::Undecided(b)) => {
                 b.push_str(s);
                 if let Some(c) = b.chars().find(|c| !c.is_whitespace()) {
@@ -244,6 +249,10 @@ impl Sink for Assembler {
             }
             Kind::JValue => self.val = Some(Val::Json(String::new())),
             Kind::PyValue => self.val = Some(Val::Py(String::new())),
+            Kind::Dict => {
+                self.call_mut();
+                self.val = Some(Val::Dict(String::new()));
+            }
             Kind::Content | Kind::Reasoning => {}
         }
         if kind.has_text() {
@@ -260,7 +269,9 @@ impl Sink for Assembler {
                 Kind::Id => self.id.push_str(s),
                 Kind::Key => self.key.push_str(s),
                 Kind::Args => self.args(s),
-                Kind::Value | Kind::SValue | Kind::JValue | Kind::PyValue => self.value_text(s),
+                Kind::Value | Kind::SValue | Kind::JValue | Kind::PyValue | Kind::Dict => {
+                    self.value_text(s)
+                }
                 Kind::Call | Kind::WholeCall => {}
             }
         }
@@ -292,7 +303,9 @@ impl Sink for Assembler {
                 self.start();
                 self.args(&format!("{sep}{key}: "));
             }
-            Kind::Value | Kind::SValue | Kind::JValue | Kind::PyValue => self.end_value(),
+            Kind::Value | Kind::SValue | Kind::JValue | Kind::PyValue | Kind::Dict => {
+                self.end_value()
+            }
             Kind::Args | Kind::Content | Kind::Reasoning => {}
         }
     }

@@ -199,6 +199,141 @@ impl Py<'_> {
     }
 }
 
+/// Gemma dict arguments (`{k:<|"|>str<|"|>,n:1,l:[…]}`; FunctionGemma quotes with `<escape>`)
+/// as JSON; falls back to a JSON string of the text.
+pub(crate) fn dict_to_json(raw: &str) -> String {
+    let t = raw.trim();
+    let q = if t.contains("<escape>") {
+        "<escape>"
+    } else {
+        "<|\"|>"
+    };
+    let mut d = Dict {
+        s: t,
+        i: 0,
+        q,
+        out: String::new(),
+    };
+    if d.value() && d.i == t.len() {
+        d.out
+    } else {
+        quote(t)
+    }
+}
+
+struct Dict<'a> {
+    s: &'a str,
+    i: usize,
+    q: &'a str,
+    out: String,
+}
+
+impl Dict<'_> {
+    fn rest(&self) -> &str {
+        &self.s[self.i..]
+    }
+
+    fn ws(&mut self) {
+        let r = self.rest();
+        self.i += r.len() - r.trim_start().len();
+    }
+
+    fn eat(&mut self, t: &str) -> bool {
+        if self.rest().starts_with(t) {
+            self.i += t.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn string(&mut self) -> Option<String> {
+        let end = self.rest().find(self.q)?;
+        let s = self.rest()[..end].to_string();
+        self.i += end + self.q.len();
+        Some(s)
+    }
+
+    fn value(&mut self) -> bool {
+        self.ws();
+        if self.eat(self.q) {
+            let Some(s) = self.string() else { return false };
+            self.out.push_str(&quote(&s));
+        } else if self.eat("{") {
+            self.out.push('{');
+            let mut first = true;
+            loop {
+                self.ws();
+                if self.eat("}") {
+                    self.out.push('}');
+                    break;
+                }
+                if !first && !self.eat(",") {
+                    return false;
+                }
+                self.ws();
+                let key = if self.eat(self.q) {
+                    self.string()
+                } else {
+                    let end = self.rest().find(':');
+                    end.map(|e| {
+                        let k = self.rest()[..e].trim().to_string();
+                        self.i += e;
+                        k
+                    })
+                };
+                let Some(key) = key else { return false };
+                self.ws();
+                if !self.eat(":") {
+                    return false;
+                }
+                if !first {
+                    self.out.push_str(", ");
+                }
+                first = false;
+                self.out.push_str(&quote(&key));
+                self.out.push_str(": ");
+                if !self.value() {
+                    return false;
+                }
+            }
+        } else if self.eat("[") {
+            self.out.push('[');
+            let mut first = true;
+            loop {
+                self.ws();
+                if self.eat("]") {
+                    self.out.push(']');
+                    break;
+                }
+                if !first {
+                    if !self.eat(",") {
+                        return false;
+                    }
+                    self.out.push_str(", ");
+                }
+                first = false;
+                if !self.value() {
+                    return false;
+                }
+            }
+        } else {
+            let end = self
+                .rest()
+                .find([',', '}', ']'])
+                .unwrap_or(self.rest().len());
+            let w = self.rest()[..end].trim().to_string();
+            if w.is_empty() {
+                return false;
+            }
+            self.i += end;
+            self.out.push_str(&typed(&w));
+        }
+        self.ws();
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,5 +352,11 @@ mod tests {
         assert_eq!(python_to_json("{'k': (1, 2)}"), "{\"k\": [1, 2]}");
         assert_eq!(python_to_json("os.getcwd"), "\"os.getcwd\"");
         assert_eq!(quote("a\"b\n"), "\"a\\\"b\\n\"");
+        assert_eq!(
+            dict_to_json("{city:<|\"|>Paris, FR<|\"|>,days:3,tags:[<|\"|>a<|\"|>,true],o:{<|\"|>k<|\"|>:null}}"),
+            "{\"city\": \"Paris, FR\", \"days\": 3, \"tags\": [\"a\", true], \"o\": {\"k\": null}}"
+        );
+        assert_eq!(dict_to_json("{q:<escape>hi<escape>}"), "{\"q\": \"hi\"}");
+        assert_eq!(dict_to_json("{}"), "{}");
     }
 }

@@ -27,6 +27,8 @@ pub(crate) enum Kind {
     JValue,
     /// A parameter value written as a Python literal.
     PyValue,
+    /// Gemma-style dict arguments (`{k:<|"|>v<|"|>,n:1}`), converted once complete.
+    Dict,
 }
 
 impl Kind {
@@ -44,6 +46,7 @@ impl Kind {
             "svalue" => Kind::SValue,
             "jvalue" => Kind::JValue,
             "pyvalue" => Kind::PyValue,
+            "dict" => Kind::Dict,
             _ => return None,
         })
     }
