@@ -99,18 +99,15 @@ impl Assembler {
     }
 
     fn call_mut(&mut self) -> &mut Call {
-        if self.call.is_none() {
-            let index = self.next_index;
-            self.next_index += 1;
-            self.call = Some(Call {
+        let next = &mut self.next_index;
+        self.call.get_or_insert_with(|| {
+            let index = *next;
+            *next += 1;
+            Call {
                 index,
                 ..Call::default()
-            });
-        }
-        match &mut self.call {
-            Some(c) => c,
-            None => unreachable!("the call was just created"),
-        }
+            }
+        })
     }
 
     /// Sends the header if the name is known, then any argument text held for it.
@@ -207,7 +204,7 @@ impl Assembler {
                     at: 0,
                     reason: "tool call without a name".into(),
                 });
-                self.next_index -= 1;
+                self.next_index = self.next_index.saturating_sub(1);
             }
             return;
         }
@@ -318,7 +315,7 @@ impl Sink for Assembler {
                 // Not announced yet: its text is part of `raw`.
                 self.call = None;
                 self.val = None;
-                self.next_index -= 1;
+                self.next_index = self.next_index.saturating_sub(1);
             }
             None => {}
         }

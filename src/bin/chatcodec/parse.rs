@@ -73,7 +73,7 @@ pub(crate) fn run(args: Args) -> i32 {
         return 0;
     }
     let n = usize::try_from(args.chunk_bytes).unwrap_or(usize::MAX);
-    let mut write_events = |events: Vec<chatcodec::output::Event>, out: &mut dyn Write| {
+    let write_events = |events: Vec<chatcodec::output::Event>, out: &mut dyn Write| {
         for e in &events {
             if let Some(d) = delta(e) {
                 let _ = writeln!(out, "{d}");

@@ -91,12 +91,6 @@ impl Machine {
         }
     }
 
-    /// Bytes currently retained (for tests of the release rule).
-    #[cfg(test)]
-    pub(crate) fn retained(&self) -> usize {
-        self.buf.len()
-    }
-
     /// Appends input and runs until it is exhausted.
     pub(crate) fn feed(&mut self, bytes: &[u8], sink: &mut dyn Sink) {
         if self.finished {
