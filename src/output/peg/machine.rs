@@ -470,3 +470,86 @@ impl Machine {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::peg::build;
+
+    #[derive(Default)]
+    struct Rec {
+        out: Vec<String>,
+        n: usize,
+        cur: Option<Kind>,
+    }
+
+    impl Sink for Rec {
+        fn open(&mut self, kind: Kind) {
+            self.cur = Some(kind);
+            self.out.push(format!("<{kind:?}>"));
+        }
+        fn text(&mut self, s: &str) {
+            // Like the assembler: only content counts as emitted; names are buffered.
+            if self.cur == Some(Kind::Content) {
+                self.n += 1;
+            }
+            self.out.push(s.to_string());
+        }
+        fn close(&mut self, kind: Kind) {
+            self.out.push(format!("</{kind:?}>"));
+        }
+        fn recover(&mut self, raw: &str, at: usize, _: &str) {
+            self.n += 1;
+            self.out.push(format!("!{at}:{raw}"));
+        }
+        fn emitted(&self) -> usize {
+            self.n
+        }
+    }
+
+    fn machine(src: &str) -> Machine {
+        let prog: &'static Program =
+            Box::leak(Box::new(build(src, &[], &["start", "recover"]).unwrap()));
+        Machine::new(
+            prog,
+            prog.entry("start").unwrap(),
+            prog.entry("recover").unwrap(),
+        )
+    }
+
+    const G: &str = "start <- (\"<a>\" ~ @name([a-z]+) \";\" / &. ~ @content(. until(\"<a>\")))*\nrecover <- start";
+
+    #[test]
+    fn long_content_is_released_as_it_streams() {
+        let mut m = machine(G);
+        let mut rec = Rec::default();
+        for _ in 0..10_000 {
+            m.feed(b"some text <b> more ", &mut rec);
+        }
+        assert!(m.buf.len() < 64, "retained {} bytes", m.buf.len());
+        m.feed(b"<a", &mut rec);
+        assert!(
+            !rec.out.last().unwrap().ends_with("<a"),
+            "a partial marker is held back"
+        );
+        m.feed(b">xy;z", &mut rec);
+        m.finish(&mut rec);
+        let all = rec.out.concat();
+        assert!(
+            all.ends_with("</Content><Name>xy</Name><Content>z</Content>"),
+            "{}",
+            &all[all.len() - 60..]
+        );
+    }
+
+    #[test]
+    fn a_committed_failure_recovers_with_the_raw_region() {
+        let mut m = machine(G);
+        let mut rec = Rec::default();
+        m.feed(b"hi <a>x1", &mut rec);
+        m.finish(&mut rec);
+        let all = rec.out.concat();
+        assert!(all.contains("<Name>x</Name>!7:<a>x"), "{all}");
+        assert!(all.ends_with("<Content>1</Content>"), "{all}");
+    }
+}
