@@ -1,16 +1,95 @@
-//! `chatcodec parse`.
+//! `chatcodec parse`: model output on stdin → the final assistant message, or a stream of
+//! OpenAI `choices[0].delta` objects (one per line) ending with `{"message": …}`.
+
+use chatcodec::output::{delta, Format, Options, Reasoning, StreamParser};
+use std::io::{Read, Write};
 
 /// Arguments of `chatcodec parse`.
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// The output format, by name.
-    #[arg(long)]
+    /// The output format, by name (see --list-formats).
+    #[arg(long, required_unless_present = "list_formats")]
     format: Option<String>,
+    /// The prompt already opened the reasoning block (e.g. ends with `<think>`).
+    #[arg(long)]
+    forced_open: bool,
+    /// The prompt closed reasoning (thinking disabled): the output has none.
+    #[arg(long, conflicts_with = "forced_open")]
+    forced_closed: bool,
+    /// Print one delta per line, then `{"message": …}`.
+    #[arg(long)]
+    stream: bool,
+    /// With --stream: bytes per chunk fed to the parser (chunks may split markers and UTF-8).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
+    chunk_bytes: u64,
+    /// Seed of generated tool call ids.
+    #[arg(long, default_value_t = 0)]
+    id_seed: u64,
+    /// List the format names and exit.
+    #[arg(long)]
+    list_formats: bool,
 }
 
 /// Runs `chatcodec parse`; returns the exit status.
 pub(crate) fn run(args: Args) -> i32 {
-    let _ = args.format;
-    eprintln!("error: parse is not available yet");
-    2
+    let mut out = std::io::stdout().lock();
+    if args.list_formats {
+        for (name, about) in Format::names() {
+            let _ = writeln!(out, "{name:<16} {about}");
+        }
+        return 0;
+    }
+    let name = args.format.unwrap_or_default();
+    let format = match Format::by_name(&name) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().lock().read_to_end(&mut input) {
+        eprintln!("error: reading stdin: {e}");
+        return 1;
+    }
+    let reasoning = if args.forced_open {
+        Reasoning::ForcedOpen
+    } else if args.forced_closed {
+        Reasoning::ForcedClosed
+    } else {
+        Reasoning::Auto
+    };
+    let mut parser = StreamParser::with_options(
+        &format,
+        Options {
+            reasoning,
+            id_seed: args.id_seed,
+        },
+    );
+    if !args.stream {
+        parser.feed_bytes(&input);
+        parser.finish();
+        let _ = writeln!(out, "{}", parser.message().to_json());
+        return 0;
+    }
+    let n = usize::try_from(args.chunk_bytes).unwrap_or(usize::MAX);
+    let write_events = |events: Vec<chatcodec::output::Event>, out: &mut dyn Write| {
+        for e in &events {
+            if let Some(d) = delta(e) {
+                let _ = writeln!(out, "{d}");
+            }
+        }
+    };
+    for chunk in input.chunks(n) {
+        let events = parser.feed_bytes(chunk);
+        write_events(events, &mut out);
+    }
+    let events = parser.finish();
+    write_events(events, &mut out);
+    let _ = writeln!(
+        out,
+        "{}",
+        serde_json::json!({"message": parser.message().to_json()})
+    );
+    0
 }

@@ -1,0 +1,334 @@
+//! Turns machine captures into events: text, tool-call headers once the name is known,
+//! argument text as a growing prefix of the final JSON string (XML-style parameters are
+//! converted to JSON as they stream), and malformed regions.
+
+use super::convert::{dict_to_json, escape_into, may_be_json, python_to_json, quote, typed};
+use super::event::Event;
+use super::peg::{Kind, Sink};
+
+#[derive(Debug, Default)]
+struct Call {
+    index: usize,
+    name: Option<String>,
+    id: Option<String>,
+    started: bool,
+    /// The header waits for the end of the call.
+    hold: bool,
+    /// Argument text produced before the header could be sent.
+    pending: String,
+    /// Bytes of argument text produced.
+    args_len: usize,
+    /// Parameters written in the converted (tagged) form; `Some` once `{` was written.
+    params: Option<usize>,
+}
+
+#[derive(Debug)]
+enum Val {
+    /// A guessed value: whitespace only so far.
+    Undecided(String),
+    /// A guessed value that may be JSON: buffered until complete.
+    Typed(String),
+    /// A string value, streamed; the opening quote is written.
+    Str,
+    /// Known JSON, buffered.
+    Json(String),
+    /// A Python literal, buffered.
+    Py(String),
+    /// Gemma dict arguments, buffered.
+    Dict(String),
+}
+
+/// The capture sink of a stream: collects events until the caller takes them.
+#[derive(Debug)]
+pub(crate) struct Assembler {
+    events: Vec<Event>,
+    count: usize,
+    open: Vec<Kind>,
+    call: Option<Call>,
+    next_index: usize,
+    id_seed: u64,
+    name: String,
+    id: String,
+    key: String,
+    val: Option<Val>,
+}
+
+impl Assembler {
+    pub(crate) fn new(id_seed: u64) -> Assembler {
+        Assembler {
+            events: Vec::new(),
+            count: 0,
+            open: Vec::new(),
+            call: None,
+            next_index: 0,
+            id_seed,
+            name: String::new(),
+            id: String::new(),
+            key: String::new(),
+            val: None,
+        }
+    }
+
+    /// Takes the events produced since the last call.
+    pub(crate) fn take(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+
+    fn push(&mut self, e: Event) {
+        self.count += 1;
+        match (self.events.last_mut(), e) {
+            (Some(Event::Content(a)), Event::Content(b)) => a.push_str(&b),
+            (Some(Event::Reasoning(a)), Event::Reasoning(b)) => a.push_str(&b),
+            (
+                Some(Event::ToolCallArgs { index: i, text: a }),
+                Event::ToolCallArgs { index, text },
+            ) if *i == index => a.push_str(&text),
+            (_, e) => self.events.push(e),
+        }
+    }
+
+    fn generated_id(&self, index: usize) -> String {
+        // splitmix64 of (seed, index): deterministic for a given seed.
+        let mut z = self
+            .id_seed
+            .wrapping_add((index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        format!("call_{z:016x}")
+    }
+
+    fn call_mut(&mut self) -> &mut Call {
+        let next = &mut self.next_index;
+        self.call.get_or_insert_with(|| {
+            let index = *next;
+            *next += 1;
+            Call {
+                index,
+                ..Call::default()
+            }
+        })
+    }
+
+    /// Sends the header if the name is known, then any argument text held for it.
+    fn start(&mut self) {
+        let Some(c) = &self.call else { return };
+        if c.started || c.name.is_none() || c.hold {
+            return;
+        }
+        let index = c.index;
+        let id = c.id.clone().unwrap_or_else(|| self.generated_id(index));
+        let name = c.name.clone().unwrap_or_default();
+        self.push(Event::ToolCallStart { index, id, name });
+        let pending = match &mut self.call {
+            Some(c) => {
+                c.started = true;
+                std::mem::take(&mut c.pending)
+            }
+            None => String::new(),
+        };
+        if !pending.is_empty() {
+            self.push(Event::ToolCallArgs {
+                index,
+                text: pending,
+            });
+        }
+    }
+
+    fn args(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        let c = self.call_mut();
+        c.args_len += s.len();
+        if c.started {
+            let index = c.index;
+            self.push(Event::ToolCallArgs {
+                index,
+                text: s.to_string(),
+            });
+        } else {
+            c.pending.push_str(s);
+        }
+    }
+
+    fn end_value(&mut self) {
+        let out = match self.val.take() {
+            None => return,
+            Some(Val::Undecided(s)) => quote(&s),
+            Some(Val::Typed(s)) => typed(&s),
+            Some(Val::Str) => "\"".to_string(),
+            Some(Val::Json(s)) => typed(&s),
+            Some(Val::Py(s)) => python_to_json(&s),
+            Some(Val::Dict(s)) => dict_to_json(&s),
+        };
+        self.args(&out);
+    }
+
+    fn value_text(&mut self, s: &str) {
+        let mut out = String::new();
+        match &mut self.val {
+            None => {}
+            Some(Val::Str) => escape_into(&mut out, s),
+            Some(Val::Json(b)) | Some(Val::Py(b)) | Some(Val::Typed(b)) | Some(Val::Dict(b)) => {
+                b.push_str(s)
+            }
+            Some(Val::Undecided(b)) => {
+                b.push_str(s);
+                if let Some(c) = b.chars().find(|c| !c.is_whitespace()) {
+                    if may_be_json(c) {
+                        self.val = Some(Val::Typed(std::mem::take(b)));
+                    } else {
+                        out.push('"');
+                        escape_into(&mut out, b);
+                        self.val = Some(Val::Str);
+                    }
+                }
+            }
+        }
+        self.args(&out);
+    }
+
+    fn end_call(&mut self) {
+        self.end_value();
+        let Some(c) = &self.call else { return };
+        let (params, args_len) = (c.params, c.args_len);
+        if c.name.is_none() {
+            // A call without a name cannot be reported as one.
+            let c = self.call.take();
+            if let Some(c) = c {
+                if !c.pending.is_empty() {
+                    self.push(Event::Content(c.pending));
+                }
+                self.push(Event::Malformed {
+                    at: 0,
+                    reason: "tool call without a name".into(),
+                });
+                self.next_index = self.next_index.saturating_sub(1);
+            }
+            return;
+        }
+        if let Some(c) = &mut self.call {
+            c.hold = false;
+        }
+        self.start();
+        match params {
+            Some(_) => self.args("}"),
+            None if args_len == 0 => self.args("{}"),
+            None => {}
+        }
+        if let Some(c) = self.call.take() {
+            self.push(Event::ToolCallEnd { index: c.index });
+        }
+    }
+}
+
+impl Sink for Assembler {
+    fn open(&mut self, kind: Kind) {
+        match kind {
+            Kind::Call | Kind::WholeCall => {
+                if self.call.is_some() {
+                    self.end_call();
+                }
+                self.call_mut().hold = kind == Kind::WholeCall;
+            }
+            Kind::Name => self.name.clear(),
+            Kind::Id => self.id.clear(),
+            Kind::Key => self.key.clear(),
+            Kind::Args => {
+                self.call_mut();
+                self.start();
+            }
+            Kind::Value => self.val = Some(Val::Undecided(String::new())),
+            Kind::SValue => {
+                self.val = Some(Val::Str);
+                self.args("\"");
+            }
+            Kind::JValue => self.val = Some(Val::Json(String::new())),
+            Kind::PyValue => self.val = Some(Val::Py(String::new())),
+            Kind::Dict => {
+                self.call_mut();
+                self.val = Some(Val::Dict(String::new()));
+            }
+            Kind::Content | Kind::Reasoning => {}
+        }
+        if kind.has_text() {
+            self.open.push(kind);
+        }
+    }
+
+    fn text(&mut self, s: &str) {
+        for i in 0..self.open.len() {
+            match self.open[i] {
+                Kind::Content => self.push(Event::Content(s.to_string())),
+                Kind::Reasoning => self.push(Event::Reasoning(s.to_string())),
+                Kind::Name => self.name.push_str(s),
+                Kind::Id => self.id.push_str(s),
+                Kind::Key => self.key.push_str(s),
+                Kind::Args => self.args(s),
+                Kind::Value | Kind::SValue | Kind::JValue | Kind::PyValue | Kind::Dict => {
+                    self.value_text(s)
+                }
+                Kind::Call | Kind::WholeCall => {}
+            }
+        }
+    }
+
+    fn close(&mut self, kind: Kind) {
+        if let Some(i) = self.open.iter().rposition(|&k| k == kind) {
+            self.open.remove(i);
+        }
+        match kind {
+            Kind::Call | Kind::WholeCall => self.end_call(),
+            Kind::Name => {
+                let name = self.name.trim().to_string();
+                self.call_mut().name = Some(name);
+            }
+            Kind::Id => {
+                let id = self.id.trim().to_string();
+                self.call_mut().id = Some(id);
+            }
+            Kind::Key => {
+                self.end_value();
+                let key = quote(self.key.trim());
+                let c = self.call_mut();
+                let sep = match c.params {
+                    None => "{",
+                    Some(_) => ", ",
+                };
+                c.params = Some(c.params.map_or(1, |n| n + 1));
+                self.start();
+                self.args(&format!("{sep}{key}: "));
+            }
+            Kind::Value | Kind::SValue | Kind::JValue | Kind::PyValue | Kind::Dict => {
+                self.end_value()
+            }
+            Kind::Args | Kind::Content | Kind::Reasoning => {}
+        }
+    }
+
+    fn recover(&mut self, raw: &str, at: usize, reason: &str) {
+        self.open.clear();
+        match &self.call {
+            Some(c) if c.started => self.end_call(),
+            Some(_) => {
+                // Not announced yet: its text is part of `raw`.
+                self.call = None;
+                self.val = None;
+                self.next_index = self.next_index.saturating_sub(1);
+            }
+            None => {}
+        }
+        if !raw.is_empty() {
+            self.push(Event::Content(raw.to_string()));
+        }
+        self.push(Event::Malformed {
+            at,
+            reason: reason.to_string(),
+        });
+    }
+
+    fn emitted(&self) -> usize {
+        self.count
+    }
+}

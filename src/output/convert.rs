@@ -1,0 +1,362 @@
+//! Value conversions for tagged argument formats: JSON string escaping, typing a raw value,
+//! and Python literals to JSON.
+
+/// Appends `s` JSON-escaped (without quotes) to `out`.
+pub(crate) fn escape_into(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+}
+
+/// `s` as a JSON string literal.
+pub(crate) fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    escape_into(&mut out, s);
+    out.push('"');
+    out
+}
+
+/// Whether a raw value starting with `c` may be a JSON scalar or container.
+pub(crate) fn may_be_json(c: char) -> bool {
+    matches!(c, '{' | '[' | '-' | '0'..='9' | 't' | 'f' | 'n' | '"')
+}
+
+/// A complete raw value as JSON: itself when it is valid JSON, else a JSON string.
+pub(crate) fn typed(raw: &str) -> String {
+    let t = raw.trim();
+    if !t.is_empty() && serde_json::from_str::<serde_json::Value>(t).is_ok() {
+        t.to_string()
+    } else {
+        quote(raw)
+    }
+}
+
+/// A Python literal (as in `f(a=1, b='x', c=None)`) as JSON; falls back to a JSON string.
+pub(crate) fn python_to_json(raw: &str) -> String {
+    let t = raw.trim();
+    let mut p = Py {
+        s: t.as_bytes(),
+        i: 0,
+        out: String::new(),
+    };
+    if p.value() && p.i == p.s.len() {
+        p.out
+    } else {
+        quote(t)
+    }
+}
+
+struct Py<'a> {
+    s: &'a [u8],
+    i: usize,
+    out: String,
+}
+
+impl Py<'_> {
+    fn ws(&mut self) {
+        while self.s.get(self.i).is_some_and(|b| b.is_ascii_whitespace()) {
+            self.i += 1;
+        }
+    }
+
+    fn value(&mut self) -> bool {
+        self.ws();
+        let Some(&b) = self.s.get(self.i) else {
+            return false;
+        };
+        let ok = match b {
+            b'\'' | b'"' => self.string(b),
+            b'[' | b'(' => self.seq(if b == b'[' { b']' } else { b')' }),
+            b'{' => self.dict(),
+            _ => self.word(),
+        };
+        self.ws();
+        ok
+    }
+
+    fn string(&mut self, q: u8) -> bool {
+        self.i += 1;
+        let mut v = Vec::new();
+        while let Some(&b) = self.s.get(self.i) {
+            self.i += 1;
+            if b == q {
+                self.out.push_str(&quote(&String::from_utf8_lossy(&v)));
+                return true;
+            }
+            if b == b'\\' {
+                let Some(&e) = self.s.get(self.i) else {
+                    return false;
+                };
+                self.i += 1;
+                v.push(match e {
+                    b'n' => b'\n',
+                    b't' => b'\t',
+                    b'r' => b'\r',
+                    other => other,
+                });
+            } else {
+                v.push(b);
+            }
+        }
+        false
+    }
+
+    fn seq(&mut self, close: u8) -> bool {
+        self.i += 1;
+        self.out.push('[');
+        let mut first = true;
+        loop {
+            self.ws();
+            if self.s.get(self.i) == Some(&close) {
+                self.i += 1;
+                self.out.push(']');
+                return true;
+            }
+            if !first {
+                if self.s.get(self.i) != Some(&b',') {
+                    return false;
+                }
+                self.i += 1;
+                self.ws();
+                if self.s.get(self.i) == Some(&close) {
+                    continue;
+                }
+                self.out.push_str(", ");
+            }
+            first = false;
+            if !self.value() {
+                return false;
+            }
+        }
+    }
+
+    fn dict(&mut self) -> bool {
+        self.i += 1;
+        self.out.push('{');
+        let mut first = true;
+        loop {
+            self.ws();
+            if self.s.get(self.i) == Some(&b'}') {
+                self.i += 1;
+                self.out.push('}');
+                return true;
+            }
+            if !first {
+                if self.s.get(self.i) != Some(&b',') {
+                    return false;
+                }
+                self.i += 1;
+                self.ws();
+                self.out.push_str(", ");
+            }
+            first = false;
+            let Some(&q) = self.s.get(self.i) else {
+                return false;
+            };
+            if !(q == b'\'' || q == b'"') || !self.string(q) {
+                return false;
+            }
+            self.ws();
+            if self.s.get(self.i) != Some(&b':') {
+                return false;
+            }
+            self.i += 1;
+            self.out.push_str(": ");
+            if !self.value() {
+                return false;
+            }
+        }
+    }
+
+    fn word(&mut self) -> bool {
+        let start = self.i;
+        while self
+            .s
+            .get(self.i)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+' | b'_'))
+        {
+            self.i += 1;
+        }
+        let w = String::from_utf8_lossy(&self.s[start..self.i]).into_owned();
+        let json = match w.as_str() {
+            "True" | "true" => "true".to_string(),
+            "False" | "false" => "false".to_string(),
+            "None" | "null" => "null".to_string(),
+            _ if serde_json::from_str::<serde_json::Number>(&w).is_ok() => w,
+            _ => return false,
+        };
+        self.out.push_str(&json);
+        true
+    }
+}
+
+/// Gemma dict arguments (`{k:<|"|>str<|"|>,n:1,l:[…]}`; FunctionGemma quotes with `<escape>`)
+/// as JSON; falls back to a JSON string of the text.
+pub(crate) fn dict_to_json(raw: &str) -> String {
+    let t = raw.trim();
+    let q = if t.contains("<escape>") {
+        "<escape>"
+    } else {
+        "<|\"|>"
+    };
+    let mut d = Dict {
+        s: t,
+        i: 0,
+        q,
+        out: String::new(),
+    };
+    if d.value() && d.i == t.len() {
+        d.out
+    } else {
+        quote(t)
+    }
+}
+
+struct Dict<'a> {
+    s: &'a str,
+    i: usize,
+    q: &'a str,
+    out: String,
+}
+
+impl Dict<'_> {
+    fn rest(&self) -> &str {
+        &self.s[self.i..]
+    }
+
+    fn ws(&mut self) {
+        let r = self.rest();
+        self.i += r.len() - r.trim_start().len();
+    }
+
+    fn eat(&mut self, t: &str) -> bool {
+        if self.rest().starts_with(t) {
+            self.i += t.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn string(&mut self) -> Option<String> {
+        let end = self.rest().find(self.q)?;
+        let s = self.rest()[..end].to_string();
+        self.i += end + self.q.len();
+        Some(s)
+    }
+
+    fn value(&mut self) -> bool {
+        self.ws();
+        if self.eat(self.q) {
+            let Some(s) = self.string() else { return false };
+            self.out.push_str(&quote(&s));
+        } else if self.eat("{") {
+            self.out.push('{');
+            let mut first = true;
+            loop {
+                self.ws();
+                if self.eat("}") {
+                    self.out.push('}');
+                    break;
+                }
+                if !first && !self.eat(",") {
+                    return false;
+                }
+                self.ws();
+                let key = if self.eat(self.q) {
+                    self.string()
+                } else {
+                    let end = self.rest().find(':');
+                    end.map(|e| {
+                        let k = self.rest()[..e].trim().to_string();
+                        self.i += e;
+                        k
+                    })
+                };
+                let Some(key) = key else { return false };
+                self.ws();
+                if !self.eat(":") {
+                    return false;
+                }
+                if !first {
+                    self.out.push_str(", ");
+                }
+                first = false;
+                self.out.push_str(&quote(&key));
+                self.out.push_str(": ");
+                if !self.value() {
+                    return false;
+                }
+            }
+        } else if self.eat("[") {
+            self.out.push('[');
+            let mut first = true;
+            loop {
+                self.ws();
+                if self.eat("]") {
+                    self.out.push(']');
+                    break;
+                }
+                if !first {
+                    if !self.eat(",") {
+                        return false;
+                    }
+                    self.out.push_str(", ");
+                }
+                first = false;
+                if !self.value() {
+                    return false;
+                }
+            }
+        } else {
+            let end = self
+                .rest()
+                .find([',', '}', ']'])
+                .unwrap_or(self.rest().len());
+            let w = self.rest()[..end].trim().to_string();
+            if w.is_empty() {
+                return false;
+            }
+            self.i += end;
+            self.out.push_str(&typed(&w));
+        }
+        self.ws();
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversions() {
+        assert_eq!(typed("12"), "12");
+        assert_eq!(typed(" {\"a\": [1]} "), "{\"a\": [1]}");
+        assert_eq!(typed("Paris"), "\"Paris\"");
+        assert_eq!(typed("true story"), "\"true story\"");
+        assert_eq!(python_to_json("'it\\'s'"), "\"it's\"");
+        assert_eq!(
+            python_to_json("[1, 'a', None, True]"),
+            "[1, \"a\", null, true]"
+        );
+        assert_eq!(python_to_json("{'k': (1, 2)}"), "{\"k\": [1, 2]}");
+        assert_eq!(python_to_json("os.getcwd"), "\"os.getcwd\"");
+        assert_eq!(quote("a\"b\n"), "\"a\\\"b\\n\"");
+        assert_eq!(
+            dict_to_json("{city:<|\"|>Paris, FR<|\"|>,days:3,tags:[<|\"|>a<|\"|>,true],o:{<|\"|>k<|\"|>:null}}"),
+            "{\"city\": \"Paris, FR\", \"days\": 3, \"tags\": [\"a\", true], \"o\": {\"k\": null}}"
+        );
+        assert_eq!(dict_to_json("{q:<escape>hi<escape>}"), "{\"q\": \"hi\"}");
+        assert_eq!(dict_to_json("{}"), "{}");
+    }
+}

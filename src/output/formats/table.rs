@@ -1,0 +1,226 @@
+//! The table of formats.
+
+use super::Spec;
+
+macro_rules! g {
+    ($f:literal) => {
+        include_str!(concat!("../../../grammar/", $f))
+    };
+}
+
+const THINK: (&str, &str) = ("think_open", "<think>");
+const UNTHINK: (&str, &str) = ("think_close", "</think>");
+
+pub(crate) const COUNT: usize = 27;
+
+pub(crate) static SPECS: [Spec; COUNT] = [
+    Spec {
+        name: "hermes",
+        about: "Hermes 2 Pro / Qwen2.5 / Qwen3: <think>, <tool_call>{json}</tool_call>",
+        grammar: &[g!("hermes.peg")],
+        params: &[THINK, UNTHINK, ("call_open", "<tool_call>"), ("call_close", "</tool_call>")],
+    },
+    Spec {
+        name: "qwen3-coder",
+        about: "Qwen3-Coder / Qwen3.5 / Nemotron-3: <tool_call><function=NAME><parameter=K>V</parameter>",
+        grammar: &[g!("qwen3_coder.peg")],
+        params: &[THINK, UNTHINK, ("call_open", "<tool_call>"), ("call_close", "</tool_call>")],
+    },
+    Spec {
+        name: "seed-oss",
+        about: "Seed-OSS: <seed:think>, <seed:tool_call><function=NAME><parameter=K>V</parameter>",
+        grammar: &[g!("qwen3_coder.peg")],
+        params: &[
+            ("think_open", "<seed:think>"),
+            ("think_close", "</seed:think>"),
+            ("call_open", "<seed:tool_call>"),
+            ("call_close", "</seed:tool_call>"),
+        ],
+    },
+    Spec {
+        name: "llama3",
+        about: "Llama 3.1/3.2/3.3: [<|python_tag|>]{\"name\", \"parameters\"}, builtin NAME.call(...)",
+        grammar: &[g!("llama3.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "mistral-nemo",
+        about: "Mistral pre-v11 / Nemo: [TOOL_CALLS][{json}, ...]",
+        grammar: &[g!("mistral.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "mistral",
+        about: "Mistral v11+ (Small 3.x, Devstral, Magistral): [THINK], [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{json}",
+        grammar: &[g!("mistral.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "deepseek-r1",
+        about: "DeepSeek V3 / R1: <think>, <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME ```json```",
+        grammar: &[g!("deepseek.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "deepseek-v3.1",
+        about: "DeepSeek V3.1: <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}",
+        grammar: &[g!("deepseek.peg"), g!("deepseek_v31.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "kimi-k2",
+        about: "Kimi K2: <|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{json}",
+        grammar: &[g!("kimi.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "glm-4.5",
+        about: "GLM-4.5/4.6/4.7: <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>",
+        grammar: &[g!("glm.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "minimax-m2",
+        about: "MiniMax-M2: <minimax:tool_call><invoke name=\"X\"><parameter name=\"k\">v</parameter>",
+        grammar: &[g!("minimax.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "gpt-oss",
+        about: "GPT-OSS harmony: <|channel|>analysis/final/commentary to=functions.X",
+        grammar: &[g!("harmony.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "nemotron-v2",
+        about: "Nemotron Nano v2: <think>, <TOOLCALL>[{json}]</TOOLCALL>",
+        grammar: &[g!("hermes.peg"), g!("json_array.peg")],
+        params: &[THINK, UNTHINK, ("call_open", "<TOOLCALL>"), ("call_close", "</TOOLCALL>")],
+    },
+    Spec {
+        name: "pythonic",
+        about: "Llama 4 / Olmo3 pythonic: [f(a=1), g(b='x')]",
+        grammar: &[g!("pythonic.peg")],
+        params: &[THINK, UNTHINK, ("call_open", ""), ("call_close", ""), ("scan", "[")],
+    },
+    Spec {
+        name: "lfm2",
+        about: "LFM2 / LFM2.5: <think>, <|tool_call_start|>[f(a=1)]<|tool_call_end|>",
+        grammar: &[g!("pythonic.peg")],
+        params: &[
+            THINK,
+            UNTHINK,
+            ("call_open", "<|tool_call_start|>"),
+            ("call_close", "<|tool_call_end|>"),
+            ("scan", "<|tool_call_start|>"),
+        ],
+    },
+    Spec {
+        name: "deepseek-v3.2",
+        about: "DeepSeek V3.2 / V4 DSML: <｜DSML｜invoke name=\"X\"><｜DSML｜parameter name=\"k\" string=\"true\">",
+        grammar: &[g!("dsml.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "gemma4",
+        about: "Gemma 4: <|channel>thought…<channel|>, <|tool_call>call:NAME{k:<|\"|>v<|\"|>}<tool_call|>",
+        grammar: &[g!("gemma.peg")],
+        params: &[
+            ("think_open", "<|channel>thought"),
+            ("think_close", "<channel|>"),
+            ("call_open", "<|tool_call>"),
+            ("call_close", "<tool_call|>"),
+        ],
+    },
+    Spec {
+        name: "functiongemma",
+        about: "FunctionGemma: <start_function_call>call:NAME{k:<escape>v<escape>}<end_function_call>",
+        grammar: &[g!("gemma.peg")],
+        params: &[
+            ("think_open", "<|channel>thought"),
+            ("think_close", "<channel|>"),
+            ("call_open", "<start_function_call>"),
+            ("call_close", "<end_function_call>"),
+        ],
+    },
+    Spec {
+        name: "command-r7b",
+        about: "Command R7B / Command A: <|START_THINKING|>, <|START_RESPONSE|>, <|START_ACTION|>[{json}]",
+        grammar: &[g!("hermes.peg"), g!("json_array.peg"), g!("wrapped.peg")],
+        params: &[
+            ("think_open", "<|START_THINKING|>"),
+            ("think_close", "<|END_THINKING|>"),
+            ("call_open", "<|START_ACTION|>"),
+            ("call_close", "<|END_ACTION|>"),
+            ("text_open", "<|START_RESPONSE|>"),
+            ("text_close", "<|END_RESPONSE|>"),
+        ],
+    },
+    Spec {
+        name: "granite",
+        about: "Granite 3.x: <think>, <response>, <|tool_call|>[{json}]",
+        grammar: &[g!("hermes.peg"), g!("json_array.peg"), g!("wrapped.peg")],
+        params: &[
+            THINK,
+            UNTHINK,
+            ("call_open", "<|tool_call|>"),
+            ("call_close", "<|end_of_text|>"),
+            ("text_open", "<response>"),
+            ("text_close", "</response>"),
+        ],
+    },
+    Spec {
+        name: "hunyuan",
+        about: "Hunyuan A13B: <think>, <answer>, <tool_calls>[{json}]</tool_calls>",
+        grammar: &[g!("hermes.peg"), g!("json_array.peg"), g!("wrapped.peg")],
+        params: &[
+            THINK,
+            UNTHINK,
+            ("call_open", "<tool_calls>"),
+            ("call_close", "</tool_calls>"),
+            ("text_open", "<answer>"),
+            ("text_close", "</answer>"),
+        ],
+    },
+    Spec {
+        name: "jamba",
+        about: "Jamba: <tool_calls>[{json}]</tool_calls>",
+        grammar: &[g!("hermes.peg"), g!("json_array.peg")],
+        params: &[THINK, UNTHINK, ("call_open", "<tool_calls>"), ("call_close", "</tool_calls>")],
+    },
+    Spec {
+        name: "apertus",
+        about: "Apertus: <|inner_prefix|>…<|inner_suffix|>, <|tools_prefix|>[{\"NAME\": {…}}]<|tools_suffix|>",
+        grammar: &[g!("hermes.peg"), g!("apertus.peg")],
+        params: &[
+            ("think_open", "<|inner_prefix|>"),
+            ("think_close", "<|inner_suffix|>"),
+            ("call_open", "<|tools_prefix|>"),
+            ("call_close", "<|tools_suffix|>"),
+        ],
+    },
+    Spec {
+        name: "functionary-v3.1",
+        about: "Functionary v3.1: <function=NAME>{json}</function>",
+        grammar: &[g!("functionary31.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "functionary-v3.2",
+        about: "Functionary v3.2: >>>all\\ntext, >>>NAME\\n{json}",
+        grammar: &[g!("functionary.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "xlam",
+        about: "xLAM: a bare JSON array of calls [{\"name\", \"arguments\"}] (optionally in ```json)",
+        grammar: &[g!("hermes.peg"), g!("xlam.peg")],
+        params: &[THINK, UNTHINK, ("call_open", "["), ("call_close", "]")],
+    },
+    Spec {
+        name: "firefunction-v2",
+        about: "Firefunction v2: functools[{\"name\", \"arguments\"}]",
+        grammar: &[g!("hermes.peg"), g!("xlam.peg")],
+        params: &[THINK, UNTHINK, ("call_open", "functools["), ("call_close", "]")],
+    },
+];

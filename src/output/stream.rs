@@ -1,0 +1,139 @@
+//! The streaming parser: bytes in, events out; and the one-shot `parse`.
+
+use super::assemble::Assembler;
+use super::event::Event;
+use super::formats::Format;
+use super::message::Message;
+use super::peg::Machine;
+
+/// How the prompt left reasoning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reasoning {
+    /// Reasoning, if any, is opened by the model with the format's start marker.
+    #[default]
+    Auto,
+    /// The prompt already opened the reasoning block: output starts inside it.
+    ForcedOpen,
+    /// The prompt closed reasoning (thinking disabled): the output has none.
+    ForcedClosed,
+}
+
+/// Options of a [`StreamParser`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// The reasoning mode.
+    pub reasoning: Reasoning,
+    /// Seed of generated call ids (`call_` + 16 hex digits); the same seed gives the same ids.
+    pub id_seed: u64,
+}
+
+/// A streaming parser of one model output.
+pub struct StreamParser {
+    machine: Machine,
+    asm: Assembler,
+    message: Message,
+}
+
+impl StreamParser {
+    /// A parser for `format` with default options.
+    pub fn new(format: &Format) -> StreamParser {
+        StreamParser::with_options(format, Options::default())
+    }
+
+    /// A parser for `format`.
+    pub fn with_options(format: &Format, options: Options) -> StreamParser {
+        let prog = format.program();
+        let pick = |names: &[&str]| names.iter().find_map(|n| prog.entry(n)).unwrap_or(0);
+        let entry = match options.reasoning {
+            Reasoning::Auto => pick(&["start"]),
+            Reasoning::ForcedOpen => pick(&["start_open", "start"]),
+            Reasoning::ForcedClosed => pick(&["start_closed", "body", "start"]),
+        };
+        let recover = pick(&["recover", "body", "start"]);
+        StreamParser {
+            machine: Machine::new(prog, entry, recover),
+            asm: Assembler::new(options.id_seed),
+            message: Message::default(),
+        }
+    }
+
+    /// Feeds a chunk of output text; returns the events it completes.
+    pub fn feed(&mut self, chunk: &str) -> Vec<Event> {
+        self.feed_bytes(chunk.as_bytes())
+    }
+
+    /// Feeds raw bytes (a chunk may end inside a UTF-8 character).
+    pub fn feed_bytes(&mut self, chunk: &[u8]) -> Vec<Event> {
+        self.machine.feed(chunk, &mut self.asm);
+        self.collect()
+    }
+
+    /// Ends the output: flushes everything held back and closes what is open.
+    pub fn finish(&mut self) -> Vec<Event> {
+        self.machine.finish(&mut self.asm);
+        self.collect()
+    }
+
+    /// The message so far.
+    pub fn message(&self) -> &Message {
+        &self.message
+    }
+
+    fn collect(&mut self) -> Vec<Event> {
+        let events = self.asm.take();
+        for e in &events {
+            self.message.apply(e);
+        }
+        events
+    }
+}
+
+/// Parses a whole output at once.
+pub fn parse(format: &Format, text: &str) -> Message {
+    parse_with(format, text, Options::default())
+}
+
+/// Parses a whole output at once, with options.
+pub fn parse_with(format: &Format, text: &str, options: Options) -> Message {
+    let mut p = StreamParser::with_options(format, options);
+    p.feed(text);
+    p.finish();
+    p.message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(name: &str, text: &str) -> Message {
+        let f = Format::by_name(name).unwrap();
+        parse(&f, text)
+    }
+
+    #[test]
+    fn hermes_smoke() {
+        let m = run(
+            "hermes",
+            "<think>\nhmm</think>\n\nSure.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+        );
+        assert_eq!(m.reasoning, "\nhmm");
+        assert_eq!(m.content, "Sure.\n");
+        assert_eq!(m.tool_calls.len(), 1);
+        assert_eq!(m.tool_calls[0].arguments, "{\"city\": \"Paris\"}");
+        assert_eq!(m.malformed, 0);
+    }
+
+    #[test]
+    fn chunked_equals_oneshot() {
+        let text = "<think>a</think>x<tool_call>{\"name\": \"f\", \"arguments\": {\"s\": \"日本\"}}</tool_call>tail <tool";
+        let f = Format::by_name("hermes").unwrap();
+        let whole = parse(&f, text);
+        let mut p = StreamParser::new(&f);
+        for b in text.as_bytes().chunks(1) {
+            p.feed_bytes(b);
+        }
+        p.finish();
+        assert_eq!(p.message(), &whole);
+        assert_eq!(whole.content, "xtail <tool");
+    }
+}

@@ -1,0 +1,106 @@
+//! The `chatcodec parse` contract.
+
+use serde_json::Value;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn run(args: &[&str], stdin: &[u8]) -> (i32, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chatcodec"))
+        .arg("parse")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+const OUT: &str = "thinking 日本</think>\n\nHi! <tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Zürich\"}}\n</tool_call>";
+
+#[test]
+fn one_shot_prints_the_final_message() {
+    let (code, out) = run(&["--format", "hermes", "--forced-open"], OUT.as_bytes());
+    assert_eq!(code, 0);
+    let m: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(m["role"], "assistant");
+    assert_eq!(m["content"], "Hi! ");
+    assert_eq!(m["reasoning_content"], "thinking 日本");
+    assert_eq!(m["tool_calls"][0]["type"], "function");
+    assert_eq!(m["tool_calls"][0]["function"]["name"], "get_weather");
+    assert_eq!(
+        m["tool_calls"][0]["function"]["arguments"],
+        "{\"city\": \"Zürich\"}"
+    );
+}
+
+#[test]
+fn stream_prints_deltas_then_the_message() {
+    for chunk in ["1", "3", "4", "1000"] {
+        let (code, out) = run(
+            &[
+                "--format",
+                "hermes",
+                "--forced-open",
+                "--stream",
+                "--chunk-bytes",
+                chunk,
+            ],
+            OUT.as_bytes(),
+        );
+        assert_eq!(code, 0);
+        let lines: Vec<Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let (last, deltas) = lines.split_last().unwrap();
+        let (mut content, mut reasoning, mut args) = (String::new(), String::new(), String::new());
+        for d in deltas {
+            assert!(d.get("message").is_none());
+            content += d["content"].as_str().unwrap_or("");
+            reasoning += d["reasoning_content"].as_str().unwrap_or("");
+            if let Some(tc) = d["tool_calls"].as_array() {
+                args += tc[0]["function"]["arguments"].as_str().unwrap_or("");
+            }
+        }
+        let m = &last["message"];
+        assert_eq!(m["content"], content.as_str());
+        assert_eq!(m["reasoning_content"], reasoning.as_str());
+        assert_eq!(m["tool_calls"][0]["function"]["arguments"], args.as_str());
+    }
+}
+
+#[test]
+fn list_and_unknown_formats() {
+    let (code, out) = run(&["--list-formats"], b"");
+    assert_eq!(code, 0);
+    for name in [
+        "hermes",
+        "qwen3-coder",
+        "llama3",
+        "mistral",
+        "deepseek-r1",
+        "kimi-k2",
+        "glm-4.5",
+        "minimax-m2",
+        "gpt-oss",
+    ] {
+        assert!(
+            out.lines()
+                .any(|l| l.split_whitespace().next() == Some(name)),
+            "{name} missing"
+        );
+    }
+    let (code, _) = run(&["--format", "nope"], b"");
+    assert_eq!(code, 2);
+}
