@@ -2,7 +2,7 @@
 //! Sequence filters are in [`super::seqfilters`].
 
 use crate::error::{err, Error};
-use crate::value::json::{dumps, opts_from_args};
+use crate::value::json::opts_from_args;
 use crate::value::ops;
 use crate::value::{Ctx, IterKind, VResult, Value};
 

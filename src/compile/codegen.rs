@@ -424,7 +424,7 @@ impl<'s, 'a> Gen<'s, 'a> {
 
     fn store(&mut self, target: &Target<'a>) -> GResult {
         match *target {
-            Target::Name(n, _) => {
+            Target::Name(n) => {
                 let slot = match self.resolve_store(n) {
                     Some(s) => s,
                     None => return Err(err!(Runtime, "internal: unbound store of {n}")),

@@ -27,7 +27,7 @@ impl<'a> Scope<'a> {
 /// Adds the names `target` binds to `out`.
 pub(super) fn target_names<'a>(target: &Target<'a>, out: &mut Vec<&'a str>) {
     match target {
-        Target::Name(n, _) => push_unique(out, n),
+        Target::Name(n) => push_unique(out, n),
         Target::Tuple(items, _) => items.iter().for_each(|t| target_names(t, out)),
         Target::Attr(..) => {}
     }

@@ -110,7 +110,7 @@ pub(crate) enum ExprKind<'a> {
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Target<'a> {
     /// A variable.
-    Name(&'a str, Span),
+    Name(&'a str),
     /// Unpacking.
     Tuple(&'a [Target<'a>], Span),
     /// `ns.attr` (namespaces only).

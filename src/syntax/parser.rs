@@ -421,7 +421,7 @@ impl<'a> Parser<'a> {
                 let attr = p.expect_name()?;
                 return Ok(Target::Attr(name, attr, s.to(p.prev_span())));
             }
-            Ok(Target::Name(name, s))
+            Ok(Target::Name(name))
         };
         let first = one(self)?;
         if !self.is_op(",") {
@@ -482,7 +482,7 @@ impl<'a> Parser<'a> {
             let cond = self.or()?;
             let otherwise = if self.eat_name("else") {
                 let e = self.condexpr()?;
-                Some(&*self.alloc(e))
+                Some(self.alloc(e))
             } else {
                 None
             };
@@ -793,12 +793,12 @@ impl<'a> Parser<'a> {
             }
             if self.eat_op("*") {
                 let e = self.expression(true)?;
-                star = Some(&*self.alloc(e));
+                star = Some(self.alloc(e));
                 continue;
             }
             if self.eat_op("**") {
                 let e = self.expression(true)?;
-                dstar = Some(&*self.alloc(e));
+                dstar = Some(self.alloc(e));
                 continue;
             }
             if let (Some(Tok::Name(n)), Some(Tok::Op("="))) = (self.peek(), self.peek_at(1)) {

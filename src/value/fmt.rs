@@ -771,6 +771,7 @@ mod tests {
             items: &items,
             index0: Cell::new(0),
             depth: 1,
+            changed: Cell::new(None),
         };
         assert_eq!(s(&Value::Loop(&l)), "<LoopContext 1/3>");
         assert_eq!(

@@ -999,7 +999,6 @@ fn str_char(s: &str, i: i128) -> Option<Value<'_>> {
 #[inline]
 /// `o[key]`. Chat messages and tool schemas are small objects: comparing a handful of keys
 /// beats hashing the key (serde_json's map hashes with SipHash).
-#[inline]
 pub(crate) fn json_get<'j>(
     o: &'j serde_json::Map<String, serde_json::Value>,
     key: &str,
@@ -2191,6 +2190,7 @@ mod tests {
             items: &items,
             index0: Cell::new(0),
             depth: 1,
+            changed: Cell::new(None),
         });
         let names = [
             "index",

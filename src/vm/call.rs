@@ -49,7 +49,10 @@ impl<'a, 'o> Vm<'a, 'o> {
             }
             if name == "changed" {
                 let now = Value::Tuple(self.ctx.arena.alloc_slice_copy(args));
-                let changed = l.changed.get().is_none_or(|before| !ops::eq(&before, &now));
+                let changed = l
+                    .changed
+                    .get()
+                    .map_or(true, |before| !ops::eq(&before, &now));
                 if changed {
                     l.changed.set(Some(now));
                 }
