@@ -2,6 +2,29 @@
 //! function pointers, and recording a span for every instruction that can fail.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small multiplicative hasher for the compiler's name tables: names are short and not
+/// attacker-chosen in a way that matters for a map that lives for one compile.
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+}
+
+type NameMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
 
 use crate::compile::instr::{Const, Instr, LoopField, MacroInfo, NONE16};
 use crate::compile::scope::{stored_names, target_names, Scope};
@@ -32,10 +55,10 @@ pub(super) fn generate(
             spans: Vec::new(),
         },
         source,
-        strs: HashMap::new(),
-        globals: HashMap::new(),
-        filters: HashMap::new(),
-        tests: HashMap::new(),
+        strs: NameMap::default(),
+        globals: NameMap::default(),
+        filters: NameMap::default(),
+        tests: NameMap::default(),
         scopes: Vec::new(),
         funcs: vec![Func {
             id: 0,
@@ -88,10 +111,10 @@ enum Resolved {
 struct Gen<'s, 'a> {
     p: Program,
     source: &'s str,
-    strs: HashMap<&'a str, u32>,
-    globals: HashMap<&'a str, u16>,
-    filters: HashMap<&'a str, u16>,
-    tests: HashMap<&'a str, u16>,
+    strs: NameMap<&'a str, u32>,
+    globals: NameMap<&'a str, u16>,
+    filters: NameMap<&'a str, u16>,
+    tests: NameMap<&'a str, u16>,
     scopes: Vec<Scope<'a>>,
     funcs: Vec<Func>,
     loops: Vec<LoopCtx>,

@@ -231,18 +231,19 @@ impl<'s> Lexer<'s> {
         });
         let mut base = body;
         let mut lex = Inner::lexer(&src[body..]);
-        // Open brackets: while any is open, `}}` is two closing braces (as in jinja2).
-        let mut depth = 0usize;
+        // The closers of the open brackets: while any is open, `}}` is two closing braces
+        // (as in jinja2), and a closer must match the innermost opener.
+        let mut closers: Vec<char> = Vec::new();
         while let Some(t) = lex.next() {
             let r = lex.span();
             let (s, e) = (base + r.start, base + r.end);
             if matches!(t, Ok(Inner::VarEnd | Inner::VarEndTrim))
-                && (depth > 0 || kind != TagKind::Var)
+                && (!closers.is_empty() || kind != TagKind::Var)
             {
                 // Take one character as an operator and lex again after it.
                 let first = if src.as_bytes()[s] == b'-' { "-" } else { "}" };
                 if first == "}" {
-                    depth = depth.saturating_sub(1);
+                    close_bracket(&mut closers, '}', src, s)?;
                 }
                 self.out.push(Token {
                     tok: Tok::Op(first),
@@ -305,8 +306,12 @@ impl<'s> Lexer<'s> {
                 Inner::Str => Tok::Str(unescape(&text[1..text.len() - 1])),
                 Inner::Op => {
                     match text {
-                        "(" | "[" | "{" => depth += 1,
-                        ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                        "(" => closers.push(')'),
+                        "[" => closers.push(']'),
+                        "{" => closers.push('}'),
+                        ")" | "]" | "}" => {
+                            close_bracket(&mut closers, text.chars().next().unwrap_or(')'), src, s)?
+                        }
                         _ => {}
                     }
                     Tok::Op(op_str(text))
@@ -379,6 +384,15 @@ impl<'s> Lexer<'s> {
     }
 }
 
+/// Closes the innermost bracket with `c`, which must be its closer.
+fn close_bracket(closers: &mut Vec<char>, c: char, src: &str, at: usize) -> Result<(), Error> {
+    match closers.pop() {
+        Some(want) if want == c => Ok(()),
+        Some(want) => Err(err!(Syntax, "unexpected '{c}', expected '{want}'").with_offset(src, at)),
+        None => Err(err!(Syntax, "unexpected '{c}'").with_offset(src, at)),
+    }
+}
+
 /// The next tag opener at or after `pos`.
 fn find_tag(bytes: &[u8], mut pos: usize) -> Option<(usize, TagKind)> {
     while let Some(rel) = memchr::memchr(b'{', &bytes[pos..]) {
@@ -407,11 +421,34 @@ fn trim_space_end(src: &str, start: usize, end: usize) -> usize {
 }
 
 fn op_str(text: &str) -> &'static str {
-    const OPS: [&str; 28] = [
-        "**", "//", "==", "!=", "<=", ">=", "-", "+", "*", "/", "%", "~", "<", ">", "=", "(", ")",
-        "[", "]", "{", "}", ".", ",", ":", "|", "", "", "",
-    ];
-    OPS.iter().copied().find(|o| *o == text).unwrap_or("?")
+    match text.as_bytes() {
+        b"**" => "**",
+        b"//" => "//",
+        b"==" => "==",
+        b"!=" => "!=",
+        b"<=" => "<=",
+        b">=" => ">=",
+        b"-" => "-",
+        b"+" => "+",
+        b"*" => "*",
+        b"/" => "/",
+        b"%" => "%",
+        b"~" => "~",
+        b"<" => "<",
+        b">" => ">",
+        b"=" => "=",
+        b"(" => "(",
+        b")" => ")",
+        b"[" => "[",
+        b"]" => "]",
+        b"{" => "{",
+        b"}" => "}",
+        b"." => ".",
+        b"," => ",",
+        b":" => ":",
+        b"|" => "|",
+        _ => "?",
+    }
 }
 
 /// Decodes a string literal's body as jinja2 does (Python's `unicode-escape` after

@@ -194,6 +194,18 @@ impl<'a> Parser<'a> {
                         self.leave();
                         return Ok((self.slice(out), name));
                     }
+                    if name.starts_with("end") || matches!(name, "elif" | "else") {
+                        let want = if ends.is_empty() {
+                            "a statement (no block is open)".to_string()
+                        } else {
+                            ends.iter()
+                                .map(|e| format!("'{e}'"))
+                                .collect::<Vec<_>>()
+                                .join(" or ")
+                        };
+                        return Err(err!(Syntax, "unexpected '{name}', expected {want}")
+                            .with_offset(self.src, name_span.start as usize));
+                    }
                     out.push(self.statement(name, name_span)?);
                 }
                 _ => {
@@ -704,8 +716,12 @@ impl<'a> Parser<'a> {
                 ExprKind::Dict(self.slice(items))
             }
             other => {
-                return Err(err!(Syntax, "unexpected {}", describe(Some(&other)))
-                    .with_offset(self.src, span.start as usize))
+                return Err(err!(
+                    Syntax,
+                    "expected an expression, found {}",
+                    describe(Some(&other))
+                )
+                .with_offset(self.src, span.start as usize))
             }
         };
         Ok(self.expr(kind, span.to(self.prev_span())))
