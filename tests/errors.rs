@@ -176,11 +176,11 @@ fn location_on_a_later_line_after_crlf() {
     assert_eq!(e.location().map(|(l, _)| l), Some(3), "{e:#}");
 }
 
-/// Engine bug: these syntax errors say what they found but not what was expected (jinja2
-/// says e.g. "Expected an expression, got 'end of statement block'", or for a mismatched end
-/// tag "Jinja was looking for the following tags: 'elif' or 'else' or 'endif'").
+/// These syntax errors say what was expected, as jinja2 does ("Expected an expression, got
+/// 'end of statement block'", or for a mismatched end tag "Jinja was looking for the
+/// following tags: 'elif' or 'else' or 'endif'").
 #[test]
-fn engine_bug_syntax_errors_do_not_say_what_was_expected() {
+fn syntax_errors_say_what_was_expected() {
     let mut missing = Vec::new();
     for src in [
         "{% for x in %}{% endfor %}",
