@@ -913,23 +913,29 @@ impl<'s, 'a> Gen<'s, 'a> {
     fn compare(&mut self, first: &Expr<'a>, rest: &[(Cmp, Expr<'a>)], span: Span) -> GResult {
         self.expr(first)?;
         let mut exits = Vec::new();
+        // One temporary slot per chain keeps each middle operand for the next comparison.
+        let tmp_slot = if rest.len() > 1 {
+            let f = self
+                .funcs
+                .last_mut()
+                .ok_or_else(|| err!(Runtime, "no function"))?;
+            let slot = f.next_slot;
+            f.next_slot = slot
+                .checked_add(1)
+                .filter(|s| *s < NONE16)
+                .ok_or_else(|| err!(Overflow, "too many variables in one template"))?;
+            Some(slot)
+        } else {
+            None
+        };
         for (i, (op, rhs)) in rest.iter().enumerate() {
             self.expr(rhs)?;
             let last = i + 1 == rest.len();
-            let tmp = if last {
-                None
-            } else {
-                // Keep the middle operand for the next comparison.
-                let f = self
-                    .funcs
-                    .last_mut()
-                    .ok_or_else(|| err!(Runtime, "no function"))?;
-                let slot = f.next_slot;
-                f.next_slot += 1;
+            let tmp = if last { None } else { tmp_slot };
+            if let Some(slot) = tmp {
                 self.emit(Instr::Dup);
                 self.emit(Instr::Store(slot));
-                Some(slot)
-            };
+            }
             self.mark(span);
             self.emit(match op {
                 Cmp::Eq => Instr::Eq,

@@ -493,7 +493,9 @@ impl<'a> Parser<'a> {
         while self.eat_name("if") {
             let cond = self.or()?;
             let otherwise = if self.eat_name("else") {
+                self.enter()?;
                 let e = self.condexpr()?;
+                self.leave();
                 Some(self.alloc(e))
             } else {
                 None
