@@ -112,6 +112,24 @@ impl DateTime {
         }
     }
 
+    /// The English name of the weekday: `Monday` ... `Sunday`.
+    pub fn day_name(&self) -> &'static str {
+        DAY_NAMES[usize::from(self.weekday())]
+    }
+
+    /// The English name of the month: `January` ... `December`.
+    pub fn month_name(&self) -> &'static str {
+        MONTH_NAMES[usize::from(self.month.clamp(1, 12)) - 1]
+    }
+
+    /// Seconds since the Unix epoch (the time is taken as UTC).
+    pub fn unix_seconds(&self) -> i64 {
+        self.days_since_epoch() * 86_400
+            + i64::from(self.hour) * 3600
+            + i64::from(self.minute) * 60
+            + i64::from(self.second)
+    }
+
     /// Day of the week, 0 = Monday ... 6 = Sunday.
     pub fn weekday(&self) -> u8 {
         (self.days_since_epoch() + 3).rem_euclid(7) as u8
@@ -137,6 +155,31 @@ impl DateTime {
         era * 146_097 + doe - 719_468
     }
 }
+
+const DAY_NAMES: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+
+const MONTH_NAMES: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
 
 /// Whether `year` is a leap year in the Gregorian calendar.
 pub(crate) fn is_leap(year: i32) -> bool {

@@ -173,21 +173,9 @@ pub fn minijinja_render(
 
 /// The subset of Python's `strftime` that chat templates use, at [`NOW`] (a Thursday).
 fn strftime_fixed(fmt: &str) -> String {
-    const MONTHS: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
-    let (y, m, d, hh, mm, ss, wday) = (2026, 1usize, 15, 10, 30, 0, "Thursday");
+    let now = chatcodec::DateTime::from_unix(1_768_473_000, 0);
+    let (month, wday) = (now.month_name(), now.day_name());
+    let (y, m, d, hh, mm, ss) = (2026, 1usize, 15, 10, 30, 0);
     let mut out = String::new();
     let mut chars = fmt.chars();
     while let Some(c) = chars.next() {
@@ -217,8 +205,8 @@ fn strftime_fixed(fmt: &str) -> String {
             Some('p') => out.push_str(if hh < 12 { "AM" } else { "PM" }),
             Some('M') => out.push_str(&num(mm)),
             Some('S') => out.push_str(&num(ss)),
-            Some('B') => out.push_str(MONTHS[m - 1]),
-            Some('b') | Some('h') => out.push_str(&MONTHS[m - 1][..3]),
+            Some('B') => out.push_str(month),
+            Some('b') | Some('h') => out.push_str(&month[..3]),
             Some('A') => out.push_str(wday),
             Some('a') => out.push_str(&wday[..3]),
             Some('j') => out.push_str(&format!("{d:03}")),

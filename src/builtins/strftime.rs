@@ -4,32 +4,6 @@
 
 use crate::clock::{is_leap, DateTime};
 
-/// Day names, Monday first.
-const DAYS: [&str; 7] = [
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
-/// Month names.
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
 /// Formats `t` per `fmt`.
 pub(crate) fn strftime(t: &DateTime, fmt: &str) -> String {
     let mut out = String::with_capacity(fmt.len() + 16);
@@ -97,10 +71,10 @@ fn directive(t: &DateTime, spec: &str, out: &mut String) -> usize {
         h => i64::from(h),
     };
     let field = match conv {
-        b'a' => Field::Text(DAYS[wd as usize][..3].to_string()),
-        b'A' => Field::Text(DAYS[wd as usize].to_string()),
-        b'b' | b'h' => Field::Text(MONTHS[usize::from(t.month.clamp(1, 12)) - 1][..3].to_string()),
-        b'B' => Field::Text(MONTHS[usize::from(t.month.clamp(1, 12)) - 1].to_string()),
+        b'a' => Field::Text(t.day_name()[..3].to_string()),
+        b'A' => Field::Text(t.day_name().to_string()),
+        b'b' | b'h' => Field::Text(t.month_name()[..3].to_string()),
+        b'B' => Field::Text(t.month_name().to_string()),
         b'p' => Field::Text(if t.hour < 12 { "AM" } else { "PM" }.to_string()),
         b'P' => Field::Text(if t.hour < 12 { "am" } else { "pm" }.to_string()),
         b'c' => Field::Text(strftime(t, "%a %b %e %H:%M:%S %Y")),

@@ -120,17 +120,7 @@ pub(crate) fn is_sequence(v: &Value<'_>) -> bool {
 
 /// `iter(v)` succeeds.
 pub(crate) fn is_iterable(v: &Value<'_>) -> bool {
-    matches!(
-        v,
-        Value::Undefined(_)
-            | Value::Str(_)
-            | Value::List(_)
-            | Value::Tuple(_)
-            | Value::Dict(_)
-            | Value::Json(_)
-            | Value::Iter(_)
-            | Value::Loop(_)
-    )
+    is_sequence(v) || matches!(v, Value::Iter(_) | Value::Loop(_))
 }
 
 /// `callable(v)`: functions, macros, methods, `loop` and Undefined (which fails when called).

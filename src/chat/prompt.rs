@@ -16,29 +16,13 @@ use crate::clock::{Clock, DateTime};
 use crate::error::Error;
 use crate::template::{Options, Template};
 
-const DAYS: [&str; 7] = [
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
-const MONTHS: [&str; 12] = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
-
 /// The `system.*` values for the time `t` (UTC).
 pub fn system_context(t: DateTime) -> Map<String, Value> {
-    let unix = t.days_since_epoch() * 86_400
-        + i64::from(t.hour) * 3600
-        + i64::from(t.minute) * 60
-        + i64::from(t.second);
+    let unix = t.unix_seconds();
     let date = format!("{:04}-{:02}-{:02}", t.year, t.month, t.day);
     let time = format!("{:02}:{:02}:{:02}", t.hour, t.minute, t.second);
-    let day = DAYS[usize::from(t.weekday() % 7)];
-    let month = MONTHS[usize::from(t.month.clamp(1, 12) - 1)];
+    let day = t.day_name();
+    let month = &t.month_name()[..3];
     let mut m = Map::new();
     m.insert("current_date".into(), Value::String(date.clone()));
     m.insert("current_time".into(), Value::String(time.clone()));

@@ -354,18 +354,21 @@ impl<'s, 'a> Gen<'s, 'a> {
                 filter,
                 body,
             } => {
+                // A namespace target is loaded first (loading a name has no effect), so the
+                // captured value lands above it as `SetAttr` expects.
+                if let Target::Attr(ns, _, _) = target {
+                    self.load_name(ns);
+                }
                 self.emit(Instr::CaptureStart);
                 self.scoped_block(body)?;
                 self.emit(Instr::CaptureEnd);
                 if let Some(f) = filter {
                     self.expr(&f)?;
                 }
-                if let Target::Attr(ns, attr, span) = target {
-                    // Evaluate the namespace after the value: swap by a temporary slot-free path.
-                    self.load_name(ns);
+                if let Target::Attr(_, attr, span) = target {
                     let a = self.str_const(attr);
                     self.mark(span);
-                    self.emit(Instr::SetAttr(a | SWAPPED));
+                    self.emit(Instr::SetAttr(a));
                 } else {
                     self.store(&target)?;
                 }
@@ -764,15 +767,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 let argc = self.args(&args, e.span, None)?;
                 match crate::builtins::filter(name) {
                     Some(func) => {
-                        let f = match self.filters.get(name) {
-                            Some(i) => *i,
-                            None => {
-                                let i = self.p.filters.len() as u16;
-                                self.p.filters.push(func);
-                                self.filters.insert(name, i);
-                                i
-                            }
-                        };
+                        let f = intern(&mut self.filters, &mut self.p.filters, name, func);
                         self.mark(e.span);
                         self.emit(Instr::Filter {
                             f,
@@ -796,15 +791,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 }
                 match crate::builtins::test(name) {
                     Some(func) => {
-                        let t = match self.tests.get(name) {
-                            Some(i) => *i,
-                            None => {
-                                let i = self.p.tests.len() as u16;
-                                self.p.tests.push(func);
-                                self.tests.insert(name, i);
-                                i
-                            }
-                        };
+                        let t = intern(&mut self.tests, &mut self.p.tests, name, func);
                         self.mark(e.span);
                         self.emit(Instr::Test {
                             t,
@@ -960,8 +947,18 @@ impl<'s, 'a> Gen<'s, 'a> {
     }
 }
 
-/// Flag on [`Instr::SetAttr`]'s operand: the value is below the namespace on the stack.
-pub(crate) const SWAPPED: u32 = 1 << 31;
+/// The index of builtin `name` in the program's table `list`, adding it on first use.
+fn intern<'a, F>(
+    index: &mut NameMap<&'a str, u16>,
+    list: &mut Vec<F>,
+    name: &'a str,
+    func: F,
+) -> u16 {
+    *index.entry(name).or_insert_with(|| {
+        list.push(func);
+        list.len() as u16 - 1
+    })
+}
 
 fn loop_field(name: &str) -> Option<LoopField> {
     Some(match name {

@@ -6,7 +6,6 @@ mod codegen;
 mod instr;
 mod scope;
 
-pub(crate) use codegen::SWAPPED;
 pub(crate) use instr::{Const, Instr, LoopField, MacroInfo, NONE16};
 
 use crate::builtins::{FilterFn, TestFn};

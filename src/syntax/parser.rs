@@ -169,11 +169,7 @@ impl<'a> Parser<'a> {
                 if ends.is_empty() {
                     return Ok((self.slice(out), ""));
                 }
-                let want = ends
-                    .iter()
-                    .map(|e| format!("'{e}'"))
-                    .collect::<Vec<_>>()
-                    .join(" or ");
+                let want = one_of(ends);
                 return Err(err!(Syntax, "unexpected end of template, expected {want}")
                     .with_offset(self.src, self.src.len()));
             };
@@ -198,10 +194,7 @@ impl<'a> Parser<'a> {
                         let want = if ends.is_empty() {
                             "a statement (no block is open)".to_string()
                         } else {
-                            ends.iter()
-                                .map(|e| format!("'{e}'"))
-                                .collect::<Vec<_>>()
-                                .join(" or ")
+                            one_of(ends)
                         };
                         return Err(err!(Syntax, "unexpected '{name}', expected {want}")
                             .with_offset(self.src, name_span.start as usize));
@@ -930,6 +923,14 @@ impl<'a> Parser<'a> {
             _ => false,
         }
     }
+}
+
+/// `'a' or 'b' or 'c'`: the end tags a block accepts, for error messages.
+fn one_of(ends: &[&str]) -> String {
+    ends.iter()
+        .map(|e| format!("'{e}'"))
+        .collect::<Vec<_>>()
+        .join(" or ")
 }
 
 fn describe(tok: Option<&Tok<'_>>) -> String {

@@ -607,7 +607,6 @@ mod tests {
     use bumpalo::Bump;
 
     use super::*;
-    use crate::clock::DateTime;
     use crate::value::{Ctx, LoopState, UndefInfo};
 
     /// `str(v)`.
@@ -730,10 +729,7 @@ mod tests {
     #[test]
     fn iterables_namespaces_loops_callables() {
         let bump = Bump::new();
-        let ctx = Ctx {
-            arena: &bump,
-            now: DateTime::from_unix(0, 0),
-        };
+        let ctx = Ctx::for_tests(&bump);
         let pairs = [
             Value::Tuple(ctx.slice([Value::Str("items"), Value::Int(1)])),
             Value::Tuple(ctx.slice([Value::Str("a"), Value::Int(2)])),
@@ -794,10 +790,7 @@ mod tests {
     #[test]
     fn deep_nesting_does_not_overflow() {
         let bump = Bump::new();
-        let ctx = Ctx {
-            arena: &bump,
-            now: DateTime::from_unix(0, 0),
-        };
+        let ctx = Ctx::for_tests(&bump);
         let mut v = Value::Int(0);
         for _ in 0..10_000 {
             v = ctx.list([v]);

@@ -490,16 +490,12 @@ mod tests {
     use bumpalo::Bump;
 
     use super::*;
-    use crate::clock::DateTime;
     use crate::error::ErrorKind;
     use crate::value::IterKind;
 
     /// A context over `bump`.
     fn ctx(bump: &Bump) -> Ctx<'_> {
-        Ctx {
-            arena: bump,
-            now: DateTime::from_unix(0, 0),
-        }
+        Ctx::for_tests(bump)
     }
 
     /// `json.dumps(v, **kwargs)` through [`opts_from_args`].

@@ -164,6 +164,15 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// A context over `arena` with the clock at the Unix epoch, for unit tests.
+    #[cfg(test)]
+    pub(crate) fn for_tests(arena: &'a Bump) -> Ctx<'a> {
+        Ctx {
+            arena,
+            now: DateTime::from_unix(0, 0),
+        }
+    }
+
     /// Copies `s` into the arena.
     #[inline]
     pub(crate) fn str(&self, s: &str) -> Value<'a> {

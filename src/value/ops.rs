@@ -1582,14 +1582,10 @@ mod tests {
     use bumpalo::Bump;
 
     use super::*;
-    use crate::clock::DateTime;
 
     /// A context over `bump`.
     fn ctx(bump: &Bump) -> Ctx<'_> {
-        Ctx {
-            arena: bump,
-            now: DateTime::from_unix(0, 0),
-        }
+        Ctx::for_tests(bump)
     }
 
     /// `str(v)`, or `Kind: message` for an error.

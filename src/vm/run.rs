@@ -482,15 +482,9 @@ impl<'a, 'o> Vm<'a, 'o> {
                 }
                 Instr::Return => self.ret(pc)?,
                 Instr::SetAttr(i) => {
-                    let swapped = i & crate::compile::SWAPPED != 0;
-                    let name: &'a str = &prog.strs[(i & !crate::compile::SWAPPED) as usize];
-                    let (ns, value) = if swapped {
-                        let ns = self.pop();
-                        (ns, self.pop())
-                    } else {
-                        let value = self.pop();
-                        (self.pop(), value)
-                    };
+                    let name: &'a str = &prog.strs[i as usize];
+                    let value = self.pop();
+                    let ns = self.pop();
                     match ns {
                         Value::Ns(_) if name.starts_with('_') => {
                             return Err(err!(
