@@ -14,10 +14,15 @@ use crate::value::{Ctx, Value};
 
 mod family;
 pub mod prompt;
+mod request;
 mod template;
 pub mod validate;
 
 pub use family::{Family, QWEN3_5_TEMPLATE};
+pub use request::{
+    ChatRequest, Content, ContentPart, ContinueFinalMessage, FunctionCall, FunctionDef, KeyOrder,
+    Message, Tool, ToolCall,
+};
 pub use template::ChatTemplate;
 
 const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "thinking", "reasoning"];
@@ -133,6 +138,7 @@ pub(crate) fn render_impl(
         let ctx = Ctx {
             arena,
             now: template.options.clock.now(),
+            max_value: template.options.limits.max_output,
         };
         let (msgs, final_message) = match messages_value {
             Some(v) => build_messages(&ctx, v, messages, cont, extra.drop_none, &prog.source)?,

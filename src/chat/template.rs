@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{render_impl, Extra, Family};
+use super::{render_impl, ChatRequest, Extra, Family};
 use crate::error::{err, Error};
 use crate::template::Template;
 
@@ -73,6 +73,22 @@ impl ChatTemplate {
         let mut out = String::new();
         self.apply_to(request, false, &mut out)?;
         Ok(out)
+    }
+
+    /// Renders a typed request: serialized (the caller's key order, nulls and unknown fields
+    /// kept) and applied as [`ChatTemplate::apply`] applies JSON. The JSON path is the
+    /// zero-copy one; this one pays for the conversion.
+    pub fn apply_request(&self, request: &ChatRequest) -> Result<String, Error> {
+        self.apply(&request.to_value()?)
+    }
+
+    /// [`ChatTemplate::apply_request`] with the assistant mask, as
+    /// [`ChatTemplate::apply_with_mask`].
+    pub fn apply_request_with_mask(
+        &self,
+        request: &ChatRequest,
+    ) -> Result<(String, Vec<(usize, usize)>), Error> {
+        self.apply_with_mask(&request.to_value()?)
     }
 
     /// Like [`ChatTemplate::apply`], also returning the assistant mask: the byte ranges of the
