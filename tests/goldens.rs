@@ -187,10 +187,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "integers beyond 128 bits (`10**20 * 10**20`) are an overflow error, Python computes them",
     ),
     (
-        "string_escapes.json",
-        "`\\N{DEGREE SIGN}` escapes need the Unicode name table, which chatcodec does not ship",
-    ),
-    (
         "safe_markup.json",
         "markupsafe's Markup strings (`|safe` then `+` escapes the other operand) are not modelled",
     ),

@@ -527,6 +527,34 @@ pub(crate) fn unescape(body: &str) -> std::borrow::Cow<'_, str> {
                     }
                 }
             }
+            'N' => {
+                // `\N{NAME}`: a character by its Unicode name or alias, any case, as
+                // Python's unicode-escape codec reads it. An unknown or malformed name is a
+                // syntax error in jinja2; this function cannot fail, so (like a truncated
+                // `\x`) the text is kept as written.
+                let mut look = chars.clone();
+                look.next();
+                let mut named = None;
+                if look.next() == Some('{') {
+                    // The longest Unicode name has 88 characters; stop well after that so
+                    // a template full of unclosed `\N{` stays linear.
+                    let mut name = String::new();
+                    for c in look.by_ref().take(256) {
+                        if c == '}' {
+                            named = unicode_names2::character(&name);
+                            break;
+                        }
+                        name.push(c);
+                    }
+                }
+                match named {
+                    Some(c) => {
+                        out.push(c);
+                        chars = look;
+                    }
+                    None => out.push('\\'),
+                }
+            }
             _ => out.push('\\'),
         }
     }
@@ -566,6 +594,27 @@ mod tests {
     fn strings_decode_like_python() {
         assert_eq!(unescape(r"a\nb\'\x41\u00e9\s"), "a\nb'Aé\\s");
         assert_eq!(unescape(r"\101\0"), "A\0");
+    }
+
+    #[test]
+    fn named_escapes_decode_like_python() {
+        // Expected values from Python's unicode-escape codec (jinja2 3.1.6).
+        assert_eq!(unescape(r"\N{DEGREE SIGN}x"), "°x");
+        assert_eq!(unescape(r"\N{degree sign}"), "°");
+        assert_eq!(
+            unescape(
+                r"\N{LATIN SMALL LETTER A}\N{CJK UNIFIED IDEOGRAPH-4E2D}\N{HANGUL SYLLABLE GA}"
+            ),
+            "a中가"
+        );
+        assert_eq!(
+            unescape(r"\N{BEL}\N{LINE FEED}\N{EM SPACE}"),
+            "\x07\n\u{2003}"
+        );
+        // Unknown and malformed names are syntax errors in jinja2; kept as written here.
+        assert_eq!(unescape(r"\N{NOPE}"), r"\N{NOPE}");
+        assert_eq!(unescape(r"\N{DEGREE SIGN"), r"\N{DEGREE SIGN");
+        assert_eq!(unescape(r"\Nx"), r"\Nx");
     }
 
     #[test]
