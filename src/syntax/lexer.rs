@@ -31,8 +31,8 @@ pub(crate) enum Tok<'s> {
     Int(i128),
     /// A float literal.
     Float(f64),
-    /// An operator or punctuation, as written.
-    Op(&'static str),
+    /// An operator or punctuation.
+    Op(Op),
     /// The content of a `{% raw %}` block, verbatim.
     Raw,
 }
@@ -241,8 +241,12 @@ impl<'s> Lexer<'s> {
                 && (!closers.is_empty() || kind != TagKind::Var)
             {
                 // Take one character as an operator and lex again after it.
-                let first = if src.as_bytes()[s] == b'-' { "-" } else { "}" };
-                if first == "}" {
+                let first = if src.as_bytes()[s] == b'-' {
+                    Op::Sub
+                } else {
+                    Op::RBrace
+                };
+                if first == Op::RBrace {
                     close_bracket(&mut closers, '}', src, s)?;
                 }
                 self.out.push(Token {
@@ -314,7 +318,12 @@ impl<'s> Lexer<'s> {
                         }
                         _ => {}
                     }
-                    Tok::Op(op_str(text))
+                    match Op::from_text(text) {
+                        Some(op) => Tok::Op(op),
+                        None => {
+                            return Err(err!(Syntax, "unexpected {text:?}").with_offset(src, s));
+                        }
+                    }
                 }
                 // An end marker of the other tag kind: jinja2 reads it as operators.
                 Inner::VarEnd | Inner::VarEndTrim => {
@@ -420,34 +429,123 @@ fn trim_space_end(src: &str, start: usize, end: usize) -> usize {
     start + src[start..end].trim_end_matches(py_isspace).len()
 }
 
-fn op_str(text: &str) -> &'static str {
-    match text.as_bytes() {
-        b"**" => "**",
-        b"//" => "//",
-        b"==" => "==",
-        b"!=" => "!=",
-        b"<=" => "<=",
-        b">=" => ">=",
-        b"-" => "-",
-        b"+" => "+",
-        b"*" => "*",
-        b"/" => "/",
-        b"%" => "%",
-        b"~" => "~",
-        b"<" => "<",
-        b">" => ">",
-        b"=" => "=",
-        b"(" => "(",
-        b")" => ")",
-        b"[" => "[",
-        b"]" => "]",
-        b"{" => "{",
-        b"}" => "}",
-        b"." => ".",
-        b"," => ",",
-        b":" => ":",
-        b"|" => "|",
-        _ => "?",
+/// An operator or punctuation token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    /// `**`
+    Pow,
+    /// `//`
+    FloorDiv,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<=`
+    Le,
+    /// `>=`
+    Ge,
+    /// `-`
+    Sub,
+    /// `+`
+    Add,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Mod,
+    /// `~`
+    Tilde,
+    /// `<`
+    Lt,
+    /// `>`
+    Gt,
+    /// `=`
+    Assign,
+    /// `(`
+    LParen,
+    /// `)`
+    RParen,
+    /// `[`
+    LBracket,
+    /// `]`
+    RBracket,
+    /// `{`
+    LBrace,
+    /// `}`
+    RBrace,
+    /// `.`
+    Dot,
+    /// `,`
+    Comma,
+    /// `:`
+    Colon,
+    /// `|`
+    Pipe,
+}
+
+impl Op {
+    /// The operator's text.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Op::Pow => "**",
+            Op::FloorDiv => "//",
+            Op::Eq => "==",
+            Op::Ne => "!=",
+            Op::Le => "<=",
+            Op::Ge => ">=",
+            Op::Sub => "-",
+            Op::Add => "+",
+            Op::Mul => "*",
+            Op::Div => "/",
+            Op::Mod => "%",
+            Op::Tilde => "~",
+            Op::Lt => "<",
+            Op::Gt => ">",
+            Op::Assign => "=",
+            Op::LParen => "(",
+            Op::RParen => ")",
+            Op::LBracket => "[",
+            Op::RBracket => "]",
+            Op::LBrace => "{",
+            Op::RBrace => "}",
+            Op::Dot => ".",
+            Op::Comma => ",",
+            Op::Colon => ":",
+            Op::Pipe => "|",
+        }
+    }
+
+    /// The operator written as `text`.
+    fn from_text(text: &str) -> Option<Op> {
+        Some(match text.as_bytes() {
+            b"**" => Op::Pow,
+            b"//" => Op::FloorDiv,
+            b"==" => Op::Eq,
+            b"!=" => Op::Ne,
+            b"<=" => Op::Le,
+            b">=" => Op::Ge,
+            b"-" => Op::Sub,
+            b"+" => Op::Add,
+            b"*" => Op::Mul,
+            b"/" => Op::Div,
+            b"%" => Op::Mod,
+            b"~" => Op::Tilde,
+            b"<" => Op::Lt,
+            b">" => Op::Gt,
+            b"=" => Op::Assign,
+            b"(" => Op::LParen,
+            b")" => Op::RParen,
+            b"[" => Op::LBracket,
+            b"]" => Op::RBracket,
+            b"{" => Op::LBrace,
+            b"}" => Op::RBrace,
+            b"." => Op::Dot,
+            b"," => Op::Comma,
+            b":" => Op::Colon,
+            b"|" => Op::Pipe,
+            _ => return None,
+        })
     }
 }
 

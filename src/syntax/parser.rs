@@ -5,7 +5,7 @@ use bumpalo::Bump;
 
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
-use crate::syntax::lexer::{Tok, Token};
+use crate::syntax::lexer::{Op, Tok, Token};
 use crate::syntax::Span;
 use crate::value::ops::BinOp;
 
@@ -70,7 +70,7 @@ impl<'a> Parser<'a> {
         t
     }
 
-    fn is_op(&self, op: &str) -> bool {
+    fn is_op(&self, op: Op) -> bool {
         matches!(self.peek(), Some(Tok::Op(o)) if *o == op)
     }
 
@@ -78,7 +78,7 @@ impl<'a> Parser<'a> {
         matches!(self.peek(), Some(Tok::Name(n)) if *n == name)
     }
 
-    fn eat_op(&mut self, op: &str) -> bool {
+    fn eat_op(&mut self, op: Op) -> bool {
         let hit = self.is_op(op);
         if hit {
             self.pos += 1;
@@ -100,11 +100,11 @@ impl<'a> Parser<'a> {
             .with_offset(self.src, self.span().start as usize))
     }
 
-    fn expect_op(&mut self, op: &str) -> PResult<()> {
+    fn expect_op(&mut self, op: Op) -> PResult<()> {
         if self.eat_op(op) {
             Ok(())
         } else {
-            self.fail(&format!("'{op}'"))
+            self.fail(&format!("'{}'", op.as_str()))
         }
     }
 
@@ -303,12 +303,12 @@ impl<'a> Parser<'a> {
 
     fn set_stmt(&mut self) -> PResult<Stmt<'a>> {
         let target = self.target(true)?;
-        if self.eat_op("=") {
+        if self.eat_op(Op::Assign) {
             let value = self.tuple(true)?;
             self.expect_block_end()?;
             return Ok(Stmt::Set { target, value });
         }
-        let filter = if self.is_op("|") {
+        let filter = if self.is_op(Op::Pipe) {
             let hole = self.expr(ExprKind::Hole, self.span());
             Some(self.filters(hole)?)
         } else {
@@ -326,16 +326,16 @@ impl<'a> Parser<'a> {
 
     fn params(&mut self) -> PResult<&'a [(&'a str, Option<Expr<'a>>)]> {
         let mut params = Vec::new();
-        self.expect_op("(")?;
-        while !self.eat_op(")") {
+        self.expect_op(Op::LParen)?;
+        while !self.eat_op(Op::RParen) {
             if !params.is_empty() {
-                self.expect_op(",")?;
-                if self.eat_op(")") {
+                self.expect_op(Op::Comma)?;
+                if self.eat_op(Op::RParen) {
                     break;
                 }
             }
             let name = self.expect_name()?;
-            let default = if self.eat_op("=") {
+            let default = if self.eat_op(Op::Assign) {
                 Some(self.expression(true)?)
             } else {
                 None
@@ -363,7 +363,11 @@ impl<'a> Parser<'a> {
     }
 
     fn call_stmt(&mut self, span: Span) -> PResult<Stmt<'a>> {
-        let params = if self.is_op("(") { self.params()? } else { &[] };
+        let params = if self.is_op(Op::LParen) {
+            self.params()?
+        } else {
+            &[]
+        };
         let call = self.expression(true)?;
         if !matches!(call.kind, ExprKind::Call(..)) {
             return Err(err!(Syntax, "expected a call after 'call'")
@@ -396,10 +400,10 @@ impl<'a> Parser<'a> {
         let mut assigns = Vec::new();
         while !matches!(self.peek(), Some(Tok::BlockEnd)) {
             if !assigns.is_empty() {
-                self.expect_op(",")?;
+                self.expect_op(Op::Comma)?;
             }
             let target = self.target(false)?;
-            self.expect_op("=")?;
+            self.expect_op(Op::Assign)?;
             assigns.push((target, self.expression(true)?));
         }
         self.expect_block_end()?;
@@ -416,25 +420,25 @@ impl<'a> Parser<'a> {
         let start = self.span();
         let one = |p: &mut Self| -> PResult<Target<'a>> {
             let s = p.span();
-            if p.eat_op("(") {
+            if p.eat_op(Op::LParen) {
                 let t = p.target(false)?;
-                p.expect_op(")")?;
+                p.expect_op(Op::RParen)?;
                 return Ok(t);
             }
             let name = p.expect_name()?;
-            if attr_ok && p.eat_op(".") {
+            if attr_ok && p.eat_op(Op::Dot) {
                 let attr = p.expect_name()?;
                 return Ok(Target::Attr(name, attr, s.to(p.prev_span())));
             }
             Ok(Target::Name(name))
         };
         let first = one(self)?;
-        if !self.is_op(",") {
+        if !self.is_op(Op::Comma) {
             return Ok(first);
         }
         let mut items = vec![first];
-        while self.eat_op(",") {
-            if !matches!(self.peek(), Some(Tok::Name(_))) && !self.is_op("(") {
+        while self.eat_op(Op::Comma) {
+            if !matches!(self.peek(), Some(Tok::Name(_))) && !self.is_op(Op::LParen) {
                 break;
             }
             items.push(one(self)?);
@@ -448,11 +452,11 @@ impl<'a> Parser<'a> {
     fn tuple(&mut self, condexpr: bool) -> PResult<Expr<'a>> {
         let start = self.span();
         let first = self.expression(condexpr)?;
-        if !self.is_op(",") {
+        if !self.is_op(Op::Comma) {
             return Ok(first);
         }
         let mut items = vec![first];
-        while self.eat_op(",") {
+        while self.eat_op(Op::Comma) {
             if self.at_expr_end() {
                 break;
             }
@@ -466,10 +470,10 @@ impl<'a> Parser<'a> {
 
     fn at_expr_end(&self) -> bool {
         matches!(self.peek(), None | Some(Tok::VarEnd | Tok::BlockEnd))
-            || self.is_op(")")
-            || self.is_op("]")
-            || self.is_op("}")
-            || self.is_op("=")
+            || self.is_op(Op::RParen)
+            || self.is_op(Op::RBracket)
+            || self.is_op(Op::RBrace)
+            || self.is_op(Op::Assign)
             || self.is_name("in")
             || self.is_name("if")
     }
@@ -507,49 +511,81 @@ impl<'a> Parser<'a> {
     }
 
     fn or(&mut self) -> PResult<Expr<'a>> {
-        let mut left = self.and()?;
-        while self.eat_name("or") {
-            let right = self.and()?;
-            let span = left.span.to(right.span);
-            left = self.expr(ExprKind::Or(self.alloc(left), self.alloc(right)), span);
-        }
-        Ok(left)
+        self.binary(OR)
     }
 
-    fn and(&mut self) -> PResult<Expr<'a>> {
-        let mut left = self.not()?;
-        while self.eat_name("and") {
-            let right = self.not()?;
-            let span = left.span.to(right.span);
-            left = self.expr(ExprKind::And(self.alloc(left), self.alloc(right)), span);
-        }
-        Ok(left)
-    }
-
-    fn not(&mut self) -> PResult<Expr<'a>> {
-        if self.is_name("not") {
+    /// Binary operators by precedence climbing (jinja2's levels, lowest first: `or`, `and`,
+    /// `not`, comparisons, `+ -`, `~`, `* / // %`, `**`; all left-associative). An operand at
+    /// the `not` level or below may start with `not`, which applies to a whole comparison.
+    fn binary(&mut self, min: u8) -> PResult<Expr<'a>> {
+        self.enter()?;
+        let mut left = if min <= NOT && self.is_name("not") {
             let span = self.span();
             self.pos += 1;
-            self.enter()?;
-            let inner = self.not()?;
-            self.leave();
+            let inner = self.binary(NOT)?;
             let span = span.to(inner.span);
-            return Ok(self.expr(ExprKind::Unary(UnOp::Not, self.alloc(inner)), span));
+            self.expr(ExprKind::Unary(UnOp::Not, self.alloc(inner)), span)
+        } else {
+            self.unary(true)?
+        };
+        loop {
+            let (prec, op) = match self.peek() {
+                Some(Tok::Name("or")) => (OR, None),
+                Some(Tok::Name("and")) => (AND, None),
+                Some(Tok::Name("in")) => (CMP, None),
+                Some(Tok::Name("not")) if matches!(self.peek_at(1), Some(Tok::Name("in"))) => {
+                    (CMP, None)
+                }
+                Some(Tok::Op(o)) => match o {
+                    Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge => (CMP, None),
+                    Op::Add => (SUM, Some(BinOp::Add)),
+                    Op::Sub => (SUM, Some(BinOp::Sub)),
+                    Op::Tilde => (CONCAT, Some(BinOp::Concat)),
+                    Op::Mul => (PRODUCT, Some(BinOp::Mul)),
+                    Op::Div => (PRODUCT, Some(BinOp::Div)),
+                    Op::FloorDiv => (PRODUCT, Some(BinOp::FloorDiv)),
+                    Op::Mod => (PRODUCT, Some(BinOp::Mod)),
+                    Op::Pow => (POW, Some(BinOp::Pow)),
+                    _ => break,
+                },
+                _ => break,
+            };
+            if prec < min {
+                break;
+            }
+            if prec == CMP {
+                left = self.comparisons(left)?;
+                continue;
+            }
+            let is_or = self.is_name("or");
+            self.pos += 1;
+            let right = self.binary(prec + 1)?;
+            let span = left.span.to(right.span);
+            let (l, r) = (self.alloc(left), self.alloc(right));
+            left = self.expr(
+                match op {
+                    Some(op) => ExprKind::Bin(op, l, r),
+                    None if is_or => ExprKind::Or(l, r),
+                    None => ExprKind::And(l, r),
+                },
+                span,
+            );
         }
-        self.compare()
+        self.leave();
+        Ok(left)
     }
 
-    fn compare(&mut self) -> PResult<Expr<'a>> {
-        let left = self.math1()?;
+    /// A chain of comparisons after `left`, each operand at the `+ -` level.
+    fn comparisons(&mut self, left: Expr<'a>) -> PResult<Expr<'a>> {
         let mut ops = Vec::new();
         loop {
             let op = match self.peek() {
-                Some(Tok::Op("==")) => Cmp::Eq,
-                Some(Tok::Op("!=")) => Cmp::Ne,
-                Some(Tok::Op("<")) => Cmp::Lt,
-                Some(Tok::Op("<=")) => Cmp::Le,
-                Some(Tok::Op(">")) => Cmp::Gt,
-                Some(Tok::Op(">=")) => Cmp::Ge,
+                Some(Tok::Op(Op::Eq)) => Cmp::Eq,
+                Some(Tok::Op(Op::Ne)) => Cmp::Ne,
+                Some(Tok::Op(Op::Lt)) => Cmp::Lt,
+                Some(Tok::Op(Op::Le)) => Cmp::Le,
+                Some(Tok::Op(Op::Gt)) => Cmp::Gt,
+                Some(Tok::Op(Op::Ge)) => Cmp::Ge,
                 Some(Tok::Name("in")) => Cmp::In,
                 Some(Tok::Name("not")) if matches!(self.peek_at(1), Some(Tok::Name("in"))) => {
                     self.pos += 1;
@@ -558,68 +594,19 @@ impl<'a> Parser<'a> {
                 _ => break,
             };
             self.pos += 1;
-            ops.push((op, self.math1()?));
-        }
-        if ops.is_empty() {
-            return Ok(left);
+            ops.push((op, self.binary(SUM)?));
         }
         let span = left.span.to(self.prev_span());
         Ok(self.expr(ExprKind::Compare(self.alloc(left), self.slice(ops)), span))
     }
 
-    fn binary(
-        &mut self,
-        next: fn(&mut Self) -> PResult<Expr<'a>>,
-        ops: &[(&str, BinOp)],
-    ) -> PResult<Expr<'a>> {
-        let mut left = next(self)?;
-        'outer: loop {
-            for (tok, op) in ops {
-                if self.eat_op(tok) {
-                    let right = next(self)?;
-                    let span = left.span.to(right.span);
-                    left = self.expr(
-                        ExprKind::Bin(*op, self.alloc(left), self.alloc(right)),
-                        span,
-                    );
-                    continue 'outer;
-                }
-            }
-            return Ok(left);
-        }
-    }
-
-    fn math1(&mut self) -> PResult<Expr<'a>> {
-        self.binary(Self::concat, &[("+", BinOp::Add), ("-", BinOp::Sub)])
-    }
-
-    fn concat(&mut self) -> PResult<Expr<'a>> {
-        self.binary(Self::math2, &[("~", BinOp::Concat)])
-    }
-
-    fn math2(&mut self) -> PResult<Expr<'a>> {
-        self.binary(
-            Self::pow,
-            &[
-                ("*", BinOp::Mul),
-                ("/", BinOp::Div),
-                ("//", BinOp::FloorDiv),
-                ("%", BinOp::Mod),
-            ],
-        )
-    }
-
-    fn pow(&mut self) -> PResult<Expr<'a>> {
-        self.binary(|p| p.unary(true), &[("**", BinOp::Pow)])
-    }
-
     fn unary(&mut self, with_filter: bool) -> PResult<Expr<'a>> {
         self.enter()?;
         let span = self.span();
-        let node = if self.eat_op("-") || self.eat_op("+") {
+        let node = if self.eat_op(Op::Sub) || self.eat_op(Op::Add) {
             let op = if matches!(
                 self.toks.get(self.pos - 1).map(|t| &t.tok),
-                Some(Tok::Op("-"))
+                Some(Tok::Op(Op::Sub))
             ) {
                 UnOp::Neg
             } else {
@@ -663,31 +650,31 @@ impl<'a> Parser<'a> {
             }
             Tok::Int(i) => ExprKind::Lit(Lit::Int(i)),
             Tok::Float(f) => ExprKind::Lit(Lit::Float(f)),
-            Tok::Op("(") => {
-                if self.eat_op(")") {
+            Tok::Op(Op::LParen) => {
+                if self.eat_op(Op::RParen) {
                     ExprKind::Tuple(&[])
                 } else {
                     let first = self.expression(true)?;
-                    if self.eat_op(")") {
+                    if self.eat_op(Op::RParen) {
                         return Ok(first);
                     }
                     let mut items = vec![first];
-                    while self.eat_op(",") {
-                        if self.is_op(")") {
+                    while self.eat_op(Op::Comma) {
+                        if self.is_op(Op::RParen) {
                             break;
                         }
                         items.push(self.expression(true)?);
                     }
-                    self.expect_op(")")?;
+                    self.expect_op(Op::RParen)?;
                     ExprKind::Tuple(self.slice(items))
                 }
             }
-            Tok::Op("[") => {
+            Tok::Op(Op::LBracket) => {
                 let mut items = Vec::new();
-                while !self.eat_op("]") {
+                while !self.eat_op(Op::RBracket) {
                     if !items.is_empty() {
-                        self.expect_op(",")?;
-                        if self.eat_op("]") {
+                        self.expect_op(Op::Comma)?;
+                        if self.eat_op(Op::RBracket) {
                             break;
                         }
                     }
@@ -695,17 +682,17 @@ impl<'a> Parser<'a> {
                 }
                 ExprKind::List(self.slice(items))
             }
-            Tok::Op("{") => {
+            Tok::Op(Op::LBrace) => {
                 let mut items = Vec::new();
-                while !self.eat_op("}") {
+                while !self.eat_op(Op::RBrace) {
                     if !items.is_empty() {
-                        self.expect_op(",")?;
-                        if self.eat_op("}") {
+                        self.expect_op(Op::Comma)?;
+                        if self.eat_op(Op::RBrace) {
                             break;
                         }
                     }
                     let k = self.expression(true)?;
-                    self.expect_op(":")?;
+                    self.expect_op(Op::Colon)?;
                     items.push((k, self.expression(true)?));
                 }
                 ExprKind::Dict(self.slice(items))
@@ -724,7 +711,7 @@ impl<'a> Parser<'a> {
 
     fn postfix(&mut self, mut node: Expr<'a>) -> PResult<Expr<'a>> {
         loop {
-            if self.eat_op(".") {
+            if self.eat_op(Op::Dot) {
                 let kind = match self.next().map(|t| t.tok) {
                     Some(Tok::Name(n)) => ExprKind::Attr(self.alloc(node), n),
                     Some(Tok::Int(i)) => {
@@ -737,9 +724,9 @@ impl<'a> Parser<'a> {
                     }
                 };
                 node = self.expr(kind, node.span.to(self.prev_span()));
-            } else if self.eat_op("[") {
+            } else if self.eat_op(Op::LBracket) {
                 node = self.subscript(node)?;
-            } else if self.is_op("(") {
+            } else if self.is_op(Op::LParen) {
                 node = self.call(node)?;
             } else {
                 return Ok(node);
@@ -753,7 +740,7 @@ impl<'a> Parser<'a> {
         let mut idx = 0;
         let mut keys = Vec::new();
         loop {
-            if self.is_op(":") {
+            if self.is_op(Op::Colon) {
                 is_slice = true;
                 self.pos += 1;
                 idx += 1;
@@ -762,16 +749,16 @@ impl<'a> Parser<'a> {
                 }
                 continue;
             }
-            if self.is_op("]") {
+            if self.is_op(Op::RBracket) {
                 self.pos += 1;
                 break;
             }
-            if self.is_op(",") && !is_slice {
+            if self.is_op(Op::Comma) && !is_slice {
                 self.pos += 1;
                 continue;
             }
             let e = self.expression(true)?;
-            if is_slice || self.is_op(":") {
+            if is_slice || self.is_op(Op::Colon) {
                 parts[idx] = Some(self.alloc(e));
             } else {
                 keys.push(e);
@@ -790,29 +777,30 @@ impl<'a> Parser<'a> {
     }
 
     fn args(&mut self) -> PResult<Args<'a>> {
-        self.expect_op("(")?;
+        self.expect_op(Op::LParen)?;
         let mut pos = Vec::new();
         let mut kw = Vec::new();
         let mut star = None;
         let mut dstar = None;
-        while !self.eat_op(")") {
+        while !self.eat_op(Op::RParen) {
             if !pos.is_empty() || !kw.is_empty() || star.is_some() || dstar.is_some() {
-                self.expect_op(",")?;
-                if self.eat_op(")") {
+                self.expect_op(Op::Comma)?;
+                if self.eat_op(Op::RParen) {
                     break;
                 }
             }
-            if self.eat_op("*") {
+            if self.eat_op(Op::Mul) {
                 let e = self.expression(true)?;
                 star = Some(self.alloc(e));
                 continue;
             }
-            if self.eat_op("**") {
+            if self.eat_op(Op::Pow) {
                 let e = self.expression(true)?;
                 dstar = Some(self.alloc(e));
                 continue;
             }
-            if let (Some(Tok::Name(n)), Some(Tok::Op("="))) = (self.peek(), self.peek_at(1)) {
+            if let (Some(Tok::Name(n)), Some(Tok::Op(Op::Assign))) = (self.peek(), self.peek_at(1))
+            {
                 let n = *n;
                 self.pos += 2;
                 kw.push((n, self.expression(true)?));
@@ -839,11 +827,11 @@ impl<'a> Parser<'a> {
 
     fn filter_expr(&mut self, mut node: Expr<'a>) -> PResult<Expr<'a>> {
         loop {
-            if self.is_op("|") {
+            if self.is_op(Op::Pipe) {
                 node = self.filters(node)?;
             } else if self.is_name("is") {
                 node = self.test(node)?;
-            } else if self.is_op("(") {
+            } else if self.is_op(Op::LParen) {
                 node = self.call(node)?;
             } else {
                 return Ok(node);
@@ -853,7 +841,7 @@ impl<'a> Parser<'a> {
 
     /// `|f(args)|g ...` applied to `node`.
     fn filters(&mut self, mut node: Expr<'a>) -> PResult<Expr<'a>> {
-        while self.eat_op("|") {
+        while self.eat_op(Op::Pipe) {
             node = self.filter_chain(node, false)?;
         }
         Ok(node)
@@ -863,12 +851,12 @@ impl<'a> Parser<'a> {
     fn filter_chain(&mut self, node: Expr<'a>, first: bool) -> PResult<Expr<'a>> {
         let mut name_span = self.span();
         let mut name = self.expect_name()?;
-        while self.eat_op(".") {
+        while self.eat_op(Op::Dot) {
             let part = self.expect_name()?;
             name_span = name_span.to(self.prev_span());
             name = self.arena.alloc_str(&format!("{name}.{part}"));
         }
-        let args = if self.is_op("(") {
+        let args = if self.is_op(Op::LParen) {
             self.args()?
         } else {
             Args::default()
@@ -886,11 +874,11 @@ impl<'a> Parser<'a> {
         self.pos += 1; // `is`
         let negated = self.eat_name("not");
         let mut name = self.expect_name()?;
-        while self.eat_op(".") {
+        while self.eat_op(Op::Dot) {
             let part = self.expect_name()?;
             name = self.arena.alloc_str(&format!("{name}.{part}"));
         }
-        let args = if self.is_op("(") {
+        let args = if self.is_op(Op::LParen) {
             self.args()?
         } else if self.test_arg_follows() {
             let arg = self.primary()?;
@@ -919,11 +907,21 @@ impl<'a> Parser<'a> {
         match self.peek() {
             Some(Tok::Name(n)) => !matches!(*n, "else" | "or" | "and"),
             Some(Tok::Str(_) | Tok::Int(_) | Tok::Float(_)) => true,
-            Some(Tok::Op("[" | "{")) => true,
+            Some(Tok::Op(Op::LBracket | Op::LBrace)) => true,
             _ => false,
         }
     }
 }
+
+/// Precedence levels of [`Parser::binary`], lowest first.
+const OR: u8 = 1;
+const AND: u8 = 2;
+const NOT: u8 = 3;
+const CMP: u8 = 4;
+const SUM: u8 = 5;
+const CONCAT: u8 = 6;
+const PRODUCT: u8 = 7;
+const POW: u8 = 8;
 
 /// `'a' or 'b' or 'c'`: the end tags a block accepts, for error messages.
 fn one_of(ends: &[&str]) -> String {
@@ -945,6 +943,6 @@ fn describe(tok: Option<&Tok<'_>>) -> String {
         Some(Tok::Str(_)) => "a string".into(),
         Some(Tok::Int(i)) => format!("'{i}'"),
         Some(Tok::Float(f)) => format!("'{f}'"),
-        Some(Tok::Op(o)) => format!("'{o}'"),
+        Some(Tok::Op(o)) => format!("'{}'", o.as_str()),
     }
 }
