@@ -138,7 +138,6 @@ pub(crate) fn render_impl(
         let ctx = Ctx {
             arena,
             now: template.options.clock.now(),
-            max_value: template.options.limits.max_output,
         };
         let (msgs, final_message) = match messages_value {
             Some(v) => build_messages(&ctx, v, messages, cont, extra.drop_none, &prog.source)?,
