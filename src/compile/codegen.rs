@@ -28,7 +28,7 @@ type NameMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
 
 use crate::compile::instr::{Const, Instr, LoopField, MacroInfo, NONE16};
 use crate::compile::scope::{stored_names, target_names, Scope};
-use crate::compile::Program;
+use crate::compile::{Program, StrPool};
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
 use crate::syntax::Span;
@@ -43,16 +43,16 @@ pub(super) fn generate(
     let mut g = Gen {
         p: Program {
             source: String::new(),
-            code: Vec::with_capacity(256),
+            code: Vec::with_capacity(source.len() / 6 + 16),
             consts: Vec::new(),
-            strs: Vec::new(),
+            strs: StrPool::default(),
             globals: Vec::new(),
             filters: Vec::new(),
             tests: Vec::new(),
             kwnames: Vec::new(),
             macros: Vec::new(),
             root_slots: 0,
-            spans: Vec::new(),
+            spans: Vec::with_capacity(source.len() / 12 + 8),
         },
         source,
         strs: NameMap::default(),
@@ -158,19 +158,22 @@ impl<'s, 'a> Gen<'s, 'a> {
         }
     }
 
+    /// The index of string constant `s`. Names and short literals are shared; long literals
+    /// (template text in quotes) are rarely repeated, so they skip the hashing.
     fn str_const(&mut self, s: &'a str) -> u32 {
+        if s.len() > 32 {
+            return self.p.strs.push(s);
+        }
         if let Some(i) = self.strs.get(s) {
             return *i;
         }
-        let i = self.p.strs.len() as u32;
-        self.p.strs.push(s.into());
+        let i = self.p.strs.push(s);
         self.strs.insert(s, i);
         i
     }
 
     fn owned_str(&mut self, s: String) -> u32 {
-        self.p.strs.push(s.into());
-        self.p.strs.len() as u32 - 1
+        self.p.strs.push(&s)
     }
 
     fn global(&mut self, name: &'a str) -> u16 {

@@ -21,7 +21,7 @@ pub(crate) struct Program {
     /// Constants other than strings.
     pub(crate) consts: Vec<Const>,
     /// String constants, attribute names and keyword names.
-    pub(crate) strs: Vec<Box<str>>,
+    pub(crate) strs: StrPool,
     /// Names looked up in the render's variables (then the builtin globals) once per render.
     pub(crate) globals: Vec<Box<str>>,
     /// Filters by index.
@@ -43,6 +43,36 @@ impl Program {
     pub(crate) fn offset_of(&self, pc: usize) -> usize {
         let i = self.spans.partition_point(|(p, _)| *p as usize <= pc);
         i.checked_sub(1).map_or(0, |i| self.spans[i].1 as usize)
+    }
+}
+
+/// String constants in one buffer: one allocation for all of a template's names and literals.
+#[derive(Default)]
+pub(crate) struct StrPool {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl StrPool {
+    /// Adds `s`; returns its index.
+    pub(crate) fn push(&mut self, s: &str) -> u32 {
+        self.text.push_str(s);
+        self.ends.push(self.text.len() as u32);
+        self.ends.len() as u32 - 1
+    }
+}
+
+impl std::ops::Index<usize> for StrPool {
+    type Output = str;
+
+    fn index(&self, i: usize) -> &str {
+        let end = self.ends.get(i).copied().unwrap_or(0) as usize;
+        let start = i
+            .checked_sub(1)
+            .and_then(|p| self.ends.get(p))
+            .copied()
+            .unwrap_or(0) as usize;
+        self.text.get(start..end).unwrap_or("")
     }
 }
 

@@ -292,11 +292,11 @@ impl<'s> Lexer<'s> {
             }
             let tok = match t {
                 Inner::Name => Tok::Name(text),
-                Inner::Int => Tok::Int(text.replace('_', "").parse().map_err(|_| {
+                Inner::Int => Tok::Int(without_underscores(text).parse().map_err(|_| {
                     err!(Overflow, "integer literal too large").with_offset(src, s)
                 })?),
                 Inner::RadixInt => {
-                    let digits = text[2..].replace('_', "");
+                    let digits = without_underscores(&text[2..]);
                     let radix = match text.as_bytes()[1] {
                         b'x' | b'X' => 16,
                         b'o' | b'O' => 8,
@@ -306,7 +306,9 @@ impl<'s> Lexer<'s> {
                         err!(Overflow, "integer literal too large").with_offset(src, s)
                     })?)
                 }
-                Inner::Float => Tok::Float(text.replace('_', "").parse().unwrap_or(f64::INFINITY)),
+                Inner::Float => {
+                    Tok::Float(without_underscores(text).parse().unwrap_or(f64::INFINITY))
+                }
                 Inner::Str => Tok::Str(unescape(&text[1..text.len() - 1])),
                 Inner::Op => {
                     match text {
@@ -399,6 +401,15 @@ fn close_bracket(closers: &mut Vec<char>, c: char, src: &str, at: usize) -> Resu
         Some(want) if want == c => Ok(()),
         Some(want) => Err(err!(Syntax, "unexpected '{c}', expected '{want}'").with_offset(src, at)),
         None => Err(err!(Syntax, "unexpected '{c}'").with_offset(src, at)),
+    }
+}
+
+/// A number literal without its `_` separators, copied only when it has some.
+fn without_underscores(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('_') {
+        std::borrow::Cow::Owned(text.replace('_', ""))
+    } else {
+        std::borrow::Cow::Borrowed(text)
     }
 }
 

@@ -3,6 +3,9 @@
 
 use bumpalo::Bump;
 
+/// A vector in the AST arena.
+type AVec<'a, T> = bumpalo::collections::Vec<'a, T>;
+
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
 use crate::syntax::lexer::{Op, Tok, Token};
@@ -64,8 +67,12 @@ impl<'a> Parser<'a> {
             .map_or_else(|| self.span(), |t| t.span)
     }
 
+    /// Takes the next token (each is read once, so it is moved out, not cloned).
     fn next(&mut self) -> Option<Token<'a>> {
-        let t = self.toks.get(self.pos).cloned();
+        let t = self.toks.get_mut(self.pos).map(|t| Token {
+            tok: std::mem::replace(&mut t.tok, Tok::Data),
+            span: t.span,
+        });
         self.pos += 1;
         t
     }
@@ -148,8 +155,20 @@ impl<'a> Parser<'a> {
         self.arena.alloc(v)
     }
 
-    fn slice<T: Copy>(&self, v: Vec<T>) -> &'a [T] {
-        self.arena.alloc_slice_copy(&v)
+    /// A growable list in the AST arena (no heap allocation to copy from later).
+    fn vec<T>(&self) -> AVec<'a, T> {
+        AVec::new_in(self.arena)
+    }
+
+    /// A list of one item in the AST arena.
+    fn vec_of<T>(&self, first: T) -> AVec<'a, T> {
+        let mut v = AVec::with_capacity_in(4, self.arena);
+        v.push(first);
+        v
+    }
+
+    fn slice<T>(&self, v: AVec<'a, T>) -> &'a [T] {
+        v.into_bump_slice()
     }
 
     fn expr(&self, kind: ExprKind<'a>, span: Span) -> Expr<'a> {
@@ -162,7 +181,7 @@ impl<'a> Parser<'a> {
     /// returned) or the end of input (only when `ends` is empty).
     fn body(&mut self, ends: &[&str]) -> PResult<(&'a [Stmt<'a>], &'a str)> {
         self.enter()?;
-        let mut out = Vec::new();
+        let mut out = self.vec();
         loop {
             let Some(tok) = self.next() else {
                 self.leave();
@@ -277,7 +296,7 @@ impl<'a> Parser<'a> {
     }
 
     fn if_stmt(&mut self) -> PResult<Stmt<'a>> {
-        let mut branches = Vec::new();
+        let mut branches = self.vec();
         let mut otherwise = None;
         loop {
             let cond = self.tuple(true)?;
@@ -325,7 +344,7 @@ impl<'a> Parser<'a> {
     }
 
     fn params(&mut self) -> PResult<&'a [(&'a str, Option<Expr<'a>>)]> {
-        let mut params = Vec::new();
+        let mut params = self.vec();
         self.expect_op(Op::LParen)?;
         while !self.eat_op(Op::RParen) {
             if !params.is_empty() {
@@ -397,7 +416,7 @@ impl<'a> Parser<'a> {
     }
 
     fn with_stmt(&mut self) -> PResult<Stmt<'a>> {
-        let mut assigns = Vec::new();
+        let mut assigns = self.vec();
         while !matches!(self.peek(), Some(Tok::BlockEnd)) {
             if !assigns.is_empty() {
                 self.expect_op(Op::Comma)?;
@@ -436,7 +455,7 @@ impl<'a> Parser<'a> {
         if !self.is_op(Op::Comma) {
             return Ok(first);
         }
-        let mut items = vec![first];
+        let mut items = self.vec_of(first);
         while self.eat_op(Op::Comma) {
             if !matches!(self.peek(), Some(Tok::Name(_))) && !self.is_op(Op::LParen) {
                 break;
@@ -455,7 +474,7 @@ impl<'a> Parser<'a> {
         if !self.is_op(Op::Comma) {
             return Ok(first);
         }
-        let mut items = vec![first];
+        let mut items = self.vec_of(first);
         while self.eat_op(Op::Comma) {
             if self.at_expr_end() {
                 break;
@@ -577,7 +596,7 @@ impl<'a> Parser<'a> {
 
     /// A chain of comparisons after `left`, each operand at the `+ -` level.
     fn comparisons(&mut self, left: Expr<'a>) -> PResult<Expr<'a>> {
-        let mut ops = Vec::new();
+        let mut ops = self.vec();
         loop {
             let op = match self.peek() {
                 Some(Tok::Op(Op::Eq)) => Cmp::Eq,
@@ -658,7 +677,7 @@ impl<'a> Parser<'a> {
                     if self.eat_op(Op::RParen) {
                         return Ok(first);
                     }
-                    let mut items = vec![first];
+                    let mut items = self.vec_of(first);
                     while self.eat_op(Op::Comma) {
                         if self.is_op(Op::RParen) {
                             break;
@@ -670,7 +689,7 @@ impl<'a> Parser<'a> {
                 }
             }
             Tok::Op(Op::LBracket) => {
-                let mut items = Vec::new();
+                let mut items = self.vec();
                 while !self.eat_op(Op::RBracket) {
                     if !items.is_empty() {
                         self.expect_op(Op::Comma)?;
@@ -683,7 +702,7 @@ impl<'a> Parser<'a> {
                 ExprKind::List(self.slice(items))
             }
             Tok::Op(Op::LBrace) => {
-                let mut items = Vec::new();
+                let mut items = self.vec();
                 while !self.eat_op(Op::RBrace) {
                     if !items.is_empty() {
                         self.expect_op(Op::Comma)?;
@@ -712,16 +731,17 @@ impl<'a> Parser<'a> {
     fn postfix(&mut self, mut node: Expr<'a>) -> PResult<Expr<'a>> {
         loop {
             if self.eat_op(Op::Dot) {
-                let kind = match self.next().map(|t| t.tok) {
-                    Some(Tok::Name(n)) => ExprKind::Attr(self.alloc(node), n),
-                    Some(Tok::Int(i)) => {
+                let kind = match self.peek() {
+                    Some(&Tok::Name(n)) => {
+                        self.pos += 1;
+                        ExprKind::Attr(self.alloc(node), n)
+                    }
+                    Some(&Tok::Int(i)) => {
+                        self.pos += 1;
                         let key = self.expr(ExprKind::Lit(Lit::Int(i)), self.prev_span());
                         ExprKind::Item(self.alloc(node), self.alloc(key))
                     }
-                    _ => {
-                        self.pos -= 1;
-                        return self.fail("an attribute name");
-                    }
+                    _ => return self.fail("an attribute name"),
                 };
                 node = self.expr(kind, node.span.to(self.prev_span()));
             } else if self.eat_op(Op::LBracket) {
@@ -738,7 +758,7 @@ impl<'a> Parser<'a> {
         let mut parts: [Option<&'a Expr<'a>>; 3] = [None; 3];
         let mut is_slice = false;
         let mut idx = 0;
-        let mut keys = Vec::new();
+        let mut keys = self.vec();
         loop {
             if self.is_op(Op::Colon) {
                 is_slice = true;
@@ -778,8 +798,8 @@ impl<'a> Parser<'a> {
 
     fn args(&mut self) -> PResult<Args<'a>> {
         self.expect_op(Op::LParen)?;
-        let mut pos = Vec::new();
-        let mut kw = Vec::new();
+        let mut pos = self.vec();
+        let mut kw = self.vec();
         let mut star = None;
         let mut dstar = None;
         while !self.eat_op(Op::RParen) {
@@ -884,7 +904,7 @@ impl<'a> Parser<'a> {
             let arg = self.primary()?;
             let arg = self.postfix(arg)?;
             Args {
-                pos: self.slice(vec![arg]),
+                pos: self.slice(self.vec_of(arg)),
                 ..Args::default()
             }
         } else {

@@ -113,10 +113,7 @@ impl<'a, 'o> Vm<'a, 'o> {
         }
         let mut extra_kw: Vec<(Value<'a>, Value<'a>)> = Vec::new();
         for (name, v) in kwargs {
-            match params
-                .iter()
-                .position(|p| &*prog.strs[*p as usize] == *name)
-            {
+            match params.iter().position(|p| &prog.strs[*p as usize] == *name) {
                 Some(i) => {
                     self.slots[base + i] = *v;
                     bound |= 1 << (i & 63);

@@ -535,7 +535,7 @@ impl<'a, 'o> Vm<'a, 'o> {
             let names = &prog.kwnames[usize::from(kw)];
             let at = self.stack.len().saturating_sub(names.len());
             for (n, v) in names.iter().zip(&self.stack[at..]) {
-                kwargs.push((&*prog.strs[*n as usize], *v));
+                kwargs.push((&prog.strs[*n as usize], *v));
             }
             self.stack.truncate(at);
         }
