@@ -105,6 +105,7 @@ struct LoopCtx {
 enum Resolved {
     Local(u16),
     Up(u16),
+    Root(u16),
     Global(u16),
 }
 
@@ -247,7 +248,11 @@ impl<'s, 'a> Gen<'s, 'a> {
                 if Some(scope.func) == definer {
                     return Resolved::Up(slot);
                 }
-                break;
+                if scope.func == 0 {
+                    // The template body's frame is always at the bottom of the slot stack.
+                    return Resolved::Root(slot);
+                }
+                continue;
             }
         }
         Resolved::Global(self.global(name))
@@ -263,6 +268,7 @@ impl<'s, 'a> Gen<'s, 'a> {
         let i = match self.resolve(name) {
             Resolved::Local(s) => Instr::Load(s),
             Resolved::Up(s) => Instr::LoadUp(s),
+            Resolved::Root(s) => Instr::LoadRoot(s),
             Resolved::Global(g) => Instr::LoadGlobal(g),
         };
         self.emit(i);

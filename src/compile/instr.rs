@@ -48,6 +48,8 @@ pub(crate) enum Instr {
     Store(u16),
     /// Push slot `i` of the frame that defined the current macro.
     LoadUp(u16),
+    /// Push slot `i` of the template body's frame.
+    LoadRoot(u16),
     /// Push resolved global `i`.
     LoadGlobal(u16),
     /// `loop.<field>` of the loop object in slot `i`.

@@ -167,6 +167,26 @@ impl<'a, 'o> Vm<'a, 'o> {
     }
 }
 
+/// The attributes jinja2's `Macro` objects expose: `name`, `arguments`, `catch_varargs`,
+/// `catch_kwargs`.
+pub(super) fn macro_attr<'a>(
+    ctx: &crate::value::Ctx<'a>,
+    prog: &'a crate::compile::Program,
+    id: u32,
+    name: &str,
+) -> Option<Value<'a>> {
+    let info = prog.macros.get(id as usize)?;
+    Some(match name {
+        "name" => Value::Str(&info.name),
+        "arguments" => Value::Tuple(
+            ctx.slice(info.params.iter().map(|p| Value::Str(&prog.strs[*p as usize]))),
+        ),
+        "catch_varargs" => Value::Bool(info.varargs_slot != NONE16),
+        "catch_kwargs" => Value::Bool(info.kwargs_slot != NONE16),
+        _ => return None,
+    })
+}
+
 /// `loop.cycle(a, b, ...)` at 0-based index `i`.
 fn cycle<'a>(i: usize, args: &[Value<'a>]) -> Result<Value<'a>, Error> {
     if args.is_empty() {

@@ -209,6 +209,10 @@ impl<'a, 'o> Vm<'a, 'o> {
                         .unwrap_or(Value::UNDEFINED);
                     self.push(v);
                 }
+                Instr::LoadRoot(i) => {
+                    let v = self.slots.get(usize::from(i)).copied().unwrap_or(Value::UNDEFINED);
+                    self.push(v);
+                }
                 Instr::LoadGlobal(i) => {
                     let v = self
                         .globals
@@ -226,7 +230,16 @@ impl<'a, 'o> Vm<'a, 'o> {
                 }
                 Instr::Attr(i) => {
                     let obj = self.pop();
-                    let v = ops::getattr(ctx, obj, &prog.strs[i as usize])?;
+                    let name = &prog.strs[i as usize];
+                    let v = match obj {
+                        Value::Callable(Callable::Macro { id, .. }) => {
+                            match super::call::macro_attr(ctx, prog, *id, name) {
+                                Some(v) => v,
+                                None => ops::getattr(ctx, obj, name)?,
+                            }
+                        }
+                        _ => ops::getattr(ctx, obj, name)?,
+                    };
                     self.push(v);
                 }
                 Instr::Item => {
