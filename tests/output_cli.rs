@@ -104,3 +104,38 @@ fn list_and_unknown_formats() {
     let (code, _) = run(&["--format", "nope"], b"");
     assert_eq!(code, 2);
 }
+
+#[test]
+fn tools_file_rejects_unknown_names() {
+    let dir = std::env::temp_dir().join(format!("chatcodec-tools-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tools = dir.join("tools.json");
+    std::fs::write(
+        &tools,
+        r#"[{"type": "function", "function": {"name": "search", "parameters": {}}}]"#,
+    )
+    .unwrap();
+    let tools = tools.to_string_lossy().into_owned();
+    for extra in [&[][..], &["--stream", "--chunk-bytes", "3"][..]] {
+        let mut args = vec!["--format", "hermes", "--forced-open", "--tools", &tools];
+        args.extend_from_slice(extra);
+        let (code, out) = run(&args, OUT.as_bytes());
+        assert_eq!(code, 0);
+        let last = out.lines().last().unwrap();
+        let v: Value = serde_json::from_str(last).unwrap();
+        let m = if extra.is_empty() { &v } else { &v["message"] };
+        assert!(m.get("tool_calls").is_none(), "{out}");
+        assert_eq!(
+            m["content"],
+            "Hi! <tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Zürich\"}}\n</tool_call>"
+        );
+    }
+    // Without --tools the call is a call; a bad file is an error.
+    let (_, out) = run(&["--format", "hermes", "--forced-open"], OUT.as_bytes());
+    assert!(out.contains("tool_calls"));
+    std::fs::write(dir.join("bad.json"), "{").unwrap();
+    let bad = dir.join("bad.json").to_string_lossy().into_owned();
+    let (code, _) = run(&["--format", "hermes", "--tools", &bad], b"x");
+    assert_eq!(code, 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,7 +3,7 @@
 
 mod output_support;
 use chatcodec::output::{parse_with, Format, Message};
-use output_support::{opts, prefix_message, stream};
+use output_support::{opts, opts_tools, prefix_message, stream};
 use proptest::prelude::*;
 
 /// Fragments that models write: markers of every family (some truncated) and JSON pieces.
@@ -81,9 +81,35 @@ const MARKERS: &[&str] = &[
     "<|tools_prefix|>[{\"f\": ",
     ">>>all\n",
     ">>>f\n",
+    "<|python_start|>",
+    "<|python_end|>",
+    "<|open|>tools<|sep|><|open|>call tool=\"f\"<|sep|>",
+    "<|open|>argument key=\"k\" type=\"string\"<|sep|>",
+    "<|close|>argument<|sep|>",
+    "<|close|>think<|sep|>",
+    "]<]minimax[>[<tool_call>",
+    "]<]minimax[>[<invoke name=\"f\">",
+    "]<]minimax[>[<k>",
+    "]<]minimax[>[</k>",
+    "<mm:think>",
+    "<|function_call|>",
+    "<|message_sep|>",
+    "<|action_start|><|plugin|>",
+    "<|tool_call|>",
+    "{\"name\": \"h\", \"arguments\": {",
     "<function=f>{",
     "functools[",
 ];
+
+/// The known tool names the properties run with, when they run with a list: calls to `g`,
+/// `h` or a name made of random text are then unknown.
+fn tools_opt(forced: bool, tools: bool) -> chatcodec::output::Options {
+    if tools {
+        opts_tools(forced, &["f"])
+    } else {
+        opts(forced)
+    }
+}
 
 /// Characters counted by the lossless check: none of them occurs in any marker or in
 /// generated ids, so every occurrence in the input must reappear in the output.
@@ -123,26 +149,29 @@ proptest! {
 
     #[test]
     fn every_prefix_and_chunking(text in output(), sizes in prop::collection::vec(1usize..9, 1..6),
-                                 fi in 0..64usize, forced in any::<bool>()) {
+                                 fi in 0..64usize, forced in any::<bool>(), tools in any::<bool>()) {
         let names: Vec<&str> = Format::names().map(|(n, _)| n).collect();
         let f = Format::by_name(names[fi % names.len()]).unwrap();
-        let o = opts(forced);
-        let whole = parse_with(&f, &text, o);
+        let o = tools_opt(forced, tools);
+        let whole = parse_with(&f, &text, o.clone());
         for sizes in [&[1usize][..], &[2], &[5], &sizes] {
-            let (ends, msgs, fin, _) = stream(&f, o, text.as_bytes(), sizes);
+            let (ends, msgs, fin, _) = stream(&f, &o, text.as_bytes(), sizes);
             prop_assert_eq!(&fin, &whole);
             for (end, m) in ends.iter().zip(&msgs) {
-                prop_assert_eq!(m, &prefix_message(&f, o, &text.as_bytes()[..*end]));
+                prop_assert_eq!(m, &prefix_message(&f, &o, &text.as_bytes()[..*end]));
                 prop_assert!(output_support::is_prefix(m, &whole), "not a prefix at {}", end);
             }
         }
     }
 
     #[test]
-    fn lossless(text in output(), fi in 0..64usize, forced in any::<bool>()) {
+    fn lossless(text in output(), fi in 0..64usize, forced in any::<bool>(), tools in any::<bool>()) {
         let names: Vec<&str> = Format::names().map(|(n, _)| n).collect();
         let f = Format::by_name(names[fi % names.len()]).unwrap();
-        let m = parse_with(&f, &text, opts(forced));
+        let m = parse_with(&f, &text, tools_opt(forced, tools));
         prop_assert_eq!(counted(&message_text(&m)), counted(&text), "{:?}", m);
+        if tools {
+            prop_assert!(m.tool_calls.iter().all(|c| c.name == "f"), "{:?}", m);
+        }
     }
 }

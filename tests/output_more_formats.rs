@@ -147,3 +147,145 @@ fn apertus_functionary_xlam_firefunction() {
     );
     assert_eq!(args(&m, 0), json!({"city": "Rome"}));
 }
+
+#[test]
+fn llama4_wrapped_pythonic_and_template_json() {
+    let m = check(
+        "llama4",
+        false,
+        "<|python_start|>[get_weather(city='東京', days=3), search(q=\"a \\\"b\\\"\", opts={'deep': True, 'n': [1, 2]})]<|python_end|><|eot|>",
+    );
+    assert_eq!(m.content, "");
+    assert_eq!(args(&m, 0), json!({"city": "東京", "days": 3}));
+    assert_eq!(
+        args(&m, 1),
+        json!({"q": "a \"b\"", "opts": {"deep": true, "n": [1, 2]}})
+    );
+    // Llama 4's template: wrapped text, then JSON calls.
+    let m = check("llama4", false, "<|python_start|>Checking.<|python_end|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}{\"name\": \"now\", \"parameters\": {}}<|eot|>");
+    assert_eq!(m.content, "Checking.");
+    assert_eq!(m.tool_calls.len(), 2);
+    assert_eq!(m.tool_calls[1].arguments, "{}");
+    // Bare list, plain text, and a broken list.
+    let m = check("llama4", false, "[f()] ok");
+    assert_eq!(
+        (m.tool_calls[0].name.as_str(), m.content.as_str()),
+        ("f", "ok")
+    );
+    let m = check("llama4", false, "Lists look like [1, 2] in prose.");
+    assert_eq!(m.content, "Lists look like [1, 2] in prose.");
+    let m = check(
+        "llama4",
+        false,
+        "<|python_start|>[f(a=1), g(b=)]<|python_end|>",
+    );
+    assert_eq!(m.malformed, 1);
+    assert!(m.content.contains("g(b=)"), "{m:?}");
+}
+
+#[test]
+fn kimi_k3_channels_and_typed_arguments() {
+    let out = "Need weather.<|close|>think<|sep|><|open|>response<|sep|>Let me check.<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool=\"get_weather\" index=\"1\"<|sep|><|open|>argument key=\"city\" type=\"string\"<|sep|>São Paulo, \"BR\"<|close|>argument<|sep|><|open|>argument key=\"days\" type=\"number\"<|sep|>3<|close|>argument<|sep|><|open|>argument key=\"opts\" type=\"object\"<|sep|>{\"units\": [\"c\"]}<|close|>argument<|sep|><|close|>call<|sep|><|open|>call tool=\"now\" index=\"2\"<|sep|><|close|>call<|sep|><|open|>call tool=\"search\" index=\"3\"<|sep|><|open|>json type=\"object\"<|sep|>{\"q\": \"x\"}<|close|>json<|sep|><|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|><|end_of_msg|>";
+    let m = check("kimi-k3", true, out);
+    assert_eq!(m.reasoning, "Need weather.");
+    assert_eq!(m.content, "Let me check.");
+    assert_eq!(
+        args(&m, 0),
+        json!({"city": "São Paulo, \"BR\"", "days": 3, "opts": {"units": ["c"]}})
+    );
+    assert_eq!(m.tool_calls[1].arguments, "{}");
+    assert_eq!(args(&m, 2), json!({"q": "x"}));
+    assert_eq!(m.malformed, 0);
+    // Thinking off: the prompt opened the response.
+    let m = check(
+        "kimi-k3",
+        false,
+        "Hello there.<|close|>response<|sep|><|close|>message<|sep|>",
+    );
+    assert_eq!(
+        (m.content.as_str(), m.reasoning.as_str()),
+        ("Hello there.", "")
+    );
+    // Truncated in an argument: the call is closed with what streamed.
+    let m = check("kimi-k3", false, "<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"a\" type=\"string\"<|sep|>par");
+    assert_eq!(args(&m, 0), json!({"a": "par"}));
+    // Garbage in the tools block degrades to content.
+    let m = check(
+        "kimi-k3",
+        false,
+        "<|open|>tools<|sep|><|open|>call tool=\"f\"<|sep|>junk<|close|>call<|sep|>",
+    );
+    assert!(m.malformed >= 1 && m.content.contains("junk"), "{m:?}");
+}
+
+#[test]
+fn minimax_m3_namespaced_and_m2_forms() {
+    let ns = "]<]minimax[>[";
+    let out = format!("<mm:think>Two calls.</mm:think>Sure.{ns}<tool_call>\n{ns}<invoke name=\"get_weather\">{ns}<city>東京{ns}</city>{ns}<days>3{ns}</days>{ns}<opts>{ns}<units>c{ns}</units>{ns}<flags>{ns}<item>true{ns}</item>{ns}<item>x{ns}</item>{ns}</flags>{ns}</opts>{ns}</invoke>\n{ns}<invoke name=\"now\">{ns}</invoke>\n{ns}</tool_call>");
+    let m = check("minimax-m3", false, &out);
+    assert_eq!(
+        (m.reasoning.as_str(), m.content.as_str()),
+        ("Two calls.", "Sure.")
+    );
+    assert_eq!(
+        args(&m, 0),
+        json!({"city": "東京", "days": 3, "opts": {"units": "c", "flags": [true, "x"]}})
+    );
+    assert_eq!(m.tool_calls[1].arguments, "{}");
+    // The template variant that keeps M2's markers.
+    let m = check("minimax-m3", true, "thinking\n</mm:think>\n\n<minimax:tool_call>\n<invoke name=\"search\">\n<parameter name=\"q\">rust</parameter>\n</invoke>\n</minimax:tool_call>");
+    assert_eq!(m.reasoning, "thinking\n");
+    assert_eq!(args(&m, 0), json!({"q": "rust"}));
+    // Unbalanced elements: the value is kept as a string; a stray namespace token is text.
+    let m = check("minimax-m3", false, &format!("{ns}<tool_call>{ns}<invoke name=\"f\">{ns}<a>{ns}<b>1{ns}</a>{ns}</invoke>{ns}</tool_call>"));
+    assert_eq!(m.tool_calls.len(), 1);
+    let m = check("minimax-m3", false, &format!("a {ns} b"));
+    assert_eq!(m.content, format!("a {ns} b"));
+}
+
+#[test]
+fn gigachat3_function_call_turns() {
+    let m = check("gigachat3", false, "Сейчас узнаю.<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Москва\", \"opts\": {\"d\": [1]}}}<|message_sep|>\n\n");
+    assert_eq!(m.content, "Сейчас узнаю.");
+    assert_eq!(args(&m, 0), json!({"city": "Москва", "opts": {"d": [1]}}));
+    let m = check(
+        "gigachat3",
+        false,
+        "<|function_call|>{\"name\": \"now\", \"arguments\": {}}",
+    );
+    assert_eq!(m.tool_calls[0].arguments, "{}");
+    let m = check("gigachat3", false, "Just text.<|message_sep|>\n\n");
+    assert_eq!((m.content.as_str(), m.tool_calls.len()), ("Just text.", 0));
+    let m = check("gigachat3", false, "x<|function_call|>{\"name\": oops}");
+    assert!(m.malformed == 1 && m.content.contains("oops"), "{m:?}");
+}
+
+#[test]
+fn internlm2_and_phi4_mini() {
+    let m = check("internlm2", false, "<think>plan</think>I'll look.<|action_start|><|plugin|>\n{\"name\": \"search\", \"arguments\": {\"q\": \"日本\"}}<|action_end|><|action_start|><|plugin|>\n{\"name\": \"now\", \"arguments\": {}}<|action_end|>");
+    assert_eq!(
+        (m.reasoning.as_str(), m.content.as_str()),
+        ("plan", "I'll look.")
+    );
+    assert_eq!(args(&m, 0), json!({"q": "日本"}));
+    assert_eq!(m.tool_calls.len(), 2);
+    let m = check(
+        "internlm2",
+        false,
+        "<|action_start|><|plugin|>\n{\"name\": \"f\", \"argu",
+    );
+    assert_eq!(m.malformed, 1);
+    let m = check("phi4-mini", false, "<|tool_call|>{\"name\": \"search\", \"arguments\": {\"q\": \"x\"}}<|/tool_call|><|tool_call|>{\"id\": \"c1\", \"type\": \"function\", \"function\": {\"name\": \"now\", \"arguments\": {}}}<|/tool_call|>");
+    assert_eq!(args(&m, 0), json!({"q": "x"}));
+    assert_eq!(
+        (m.tool_calls[1].id.as_str(), m.tool_calls[1].name.as_str()),
+        ("c1", "now")
+    );
+    let m = check("phi4-mini", false, "Sure. functools[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}, {\"name\": \"now\", \"arguments\": {}}]");
+    assert_eq!((m.content.as_str(), m.tool_calls.len()), ("Sure. ", 2));
+    let m = check("phi4-mini", false, "{\"name\": \"get_weather\", \"arguments\": {'city': 'Oslo', 'n': None}},{\"name\": \"now\", \"arguments\": {}}<|end|>");
+    assert_eq!(args(&m, 0), json!({"city": "Oslo", "n": null}));
+    assert_eq!(m.content, "");
+    let m = check("phi4-mini", false, "functools[{\"name\": 1}]");
+    assert!(m.malformed >= 1 && m.tool_calls.is_empty(), "{m:?}");
+}

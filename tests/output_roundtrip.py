@@ -66,7 +66,8 @@ def assistant_part(template, fmt, calls, reasoning, string_args, with_result):
     text = full[n:]
     if with_result:
         text = text[: max(text.find(SENTINEL), 0)]
-    forced_open = prompt.rstrip().endswith("<think>") and not text.lstrip().startswith("<think>")
+    opens = ("<think>", "<mm:think>", "<|open|>think<|sep|>")
+    forced_open = prompt.rstrip().endswith(opens) and not text.lstrip().startswith(opens)
     return text, forced_open
 
 

@@ -13,7 +13,13 @@ use std::process::{Command, Stdio};
 /// File-name patterns (lowercase substrings) of each family's templates, in match order.
 const FAMILIES: &[(&[&str], &str)] = &[
     (
-        &["qwen3-coder", "qwen3coder", "qwen3.5", "nemotron-3-nano"],
+        &[
+            "qwen3-coder",
+            "qwen3coder",
+            "qwen3.5",
+            "nemotron-3-nano",
+            "stepfun3.5",
+        ],
         "qwen3-coder",
     ),
     (&["seed-oss"], "seed-oss"),
@@ -23,6 +29,12 @@ const FAMILIES: &[(&[&str], &str)] = &[
     (&["kimi-k2"], "kimi-k2"),
     (&["glm-4.6", "glm-4.7", "glm-5", "glm4"], "glm-4.5"),
     (&["minimax-m2"], "minimax-m2"),
+    (&["minimax-m3"], "minimax-m3"),
+    (&["kimi-k3"], "kimi-k3"),
+    (&["llama-4-processor", "llama4_json"], "llama4"),
+    (&["gigachat3"], "gigachat3"),
+    (&["internlm2"], "internlm2"),
+    (&["phi-4-mini", "phi4_mini"], "phi4-mini"),
     (&["gpt-oss", "gptoss"], "gpt-oss"),
     (&["mistral-nemo"], "mistral-nemo"),
     (
@@ -182,6 +194,7 @@ fn corpus_round_trip() {
                 Reasoning::Auto
             },
             id_seed: 1,
+            tools: None,
         };
         let m = parse_with(&f, text, o);
         let got: Vec<(String, Value)> = m

@@ -2,7 +2,9 @@
 //! argument text as a growing prefix of the final JSON string (XML-style parameters are
 //! converted to JSON as they stream), and malformed regions.
 
-use super::convert::{dict_to_json, escape_into, may_be_json, python_to_json, quote, typed};
+use super::convert::{
+    dict_to_json, escape_into, may_be_json, python_to_json, quote, typed, xml_to_json,
+};
 use super::event::Event;
 use super::peg::{Kind, Sink};
 
@@ -36,6 +38,8 @@ enum Val {
     Py(String),
     /// Gemma dict arguments, buffered.
     Dict(String),
+    /// MiniMax-M3 nested elements, buffered.
+    Xml(String),
 }
 
 /// The capture sink of a stream: collects events until the caller takes them.
@@ -161,6 +165,7 @@ impl Assembler {
             Some(Val::Json(s)) => typed(&s),
             Some(Val::Py(s)) => python_to_json(&s),
             Some(Val::Dict(s)) => dict_to_json(&s),
+            Some(Val::Xml(s)) => xml_to_json(&s),
         };
         self.args(&out);
     }
@@ -170,9 +175,8 @@ impl Assembler {
         match &mut self.val {
             None => {}
             Some(Val::Str) => escape_into(&mut out, s),
-            Some(Val::Json(b)) | Some(Val::Py(b)) | Some(Val::Typed(b)) | Some(Val::Dict(b)) => {
-                b.push_str(s)
-            }
+            Some(Val::Json(b)) | Some(Val::Py(b)) | Some(Val::Typed(b)) | Some(Val::Dict(b))
+            | Some(Val::Xml(b)) => b.push_str(s),
             Some(Val::Undecided(b)) => {
                 b.push_str(s);
                 if let Some(c) = b.chars().find(|c| !c.is_whitespace()) {
@@ -246,6 +250,7 @@ impl Sink for Assembler {
             }
             Kind::JValue => self.val = Some(Val::Json(String::new())),
             Kind::PyValue => self.val = Some(Val::Py(String::new())),
+            Kind::XValue => self.val = Some(Val::Xml(String::new())),
             Kind::Dict => {
                 self.call_mut();
                 self.val = Some(Val::Dict(String::new()));
@@ -266,9 +271,12 @@ impl Sink for Assembler {
                 Kind::Id => self.id.push_str(s),
                 Kind::Key => self.key.push_str(s),
                 Kind::Args => self.args(s),
-                Kind::Value | Kind::SValue | Kind::JValue | Kind::PyValue | Kind::Dict => {
-                    self.value_text(s)
-                }
+                Kind::Value
+                | Kind::SValue
+                | Kind::JValue
+                | Kind::PyValue
+                | Kind::Dict
+                | Kind::XValue => self.value_text(s),
                 Kind::Call | Kind::WholeCall => {}
             }
         }
@@ -300,9 +308,12 @@ impl Sink for Assembler {
                 self.start();
                 self.args(&format!("{sep}{key}: "));
             }
-            Kind::Value | Kind::SValue | Kind::JValue | Kind::PyValue | Kind::Dict => {
-                self.end_value()
-            }
+            Kind::Value
+            | Kind::SValue
+            | Kind::JValue
+            | Kind::PyValue
+            | Kind::Dict
+            | Kind::XValue => self.end_value(),
             Kind::Args | Kind::Content | Kind::Reasoning => {}
         }
     }

@@ -334,6 +334,88 @@ impl Dict<'_> {
     }
 }
 
+/// MiniMax-M3's namespace token, which prefixes every tag of a call.
+const MM_NS: &str = "]<]minimax[>[";
+
+/// A MiniMax-M3 parameter value as JSON: elements `NS<k>v NS</k>…` become an object, elements
+/// all named `item` a list, recursively; a value without elements is typed like any raw value,
+/// and one whose elements do not nest properly becomes a JSON string.
+pub(crate) fn xml_to_json(raw: &str) -> String {
+    if !raw.trim_start().starts_with(MM_NS) {
+        return typed(raw);
+    }
+    let mut out = String::new();
+    if xml_into(&mut out, raw, 0) {
+        out
+    } else {
+        quote(raw)
+    }
+}
+
+/// Appends the JSON of `s`, a sequence of elements, to `out`; false if it is not one.
+fn xml_into(out: &mut String, s: &str, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    let mut elems: Vec<(&str, &str)> = Vec::new();
+    let mut rest = s.trim();
+    while !rest.is_empty() {
+        let Some(r) = rest.strip_prefix(MM_NS).and_then(|r| r.strip_prefix('<')) else {
+            return false;
+        };
+        let Some(gt) = r.find('>') else { return false };
+        let tag = &r[..gt];
+        if tag.starts_with('/') {
+            return false;
+        }
+        let body = &r[gt + 1..];
+        // The matching close: count nested opens and closes of elements.
+        let (mut level, mut i) = (0usize, 0usize);
+        let end = loop {
+            let Some(j) = body[i..].find(MM_NS) else {
+                return false;
+            };
+            let at = i + j;
+            let after = &body[at + MM_NS.len()..];
+            if after.starts_with("</") {
+                if level == 0 {
+                    break at;
+                }
+                level -= 1;
+            } else if after.starts_with('<') {
+                level += 1;
+            }
+            i = at + MM_NS.len();
+        };
+        elems.push((tag, &body[..end]));
+        let after = &body[end + MM_NS.len()..];
+        let Some(gt) = after.find('>') else {
+            return false;
+        };
+        rest = after[gt + 1..].trim_start();
+    }
+    let list = elems.iter().all(|(t, _)| *t == "item");
+    out.push(if list { '[' } else { '{' });
+    for (i, (tag, inner)) in elems.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        if !list {
+            out.push_str(&quote(tag));
+            out.push_str(": ");
+        }
+        if inner.trim_start().starts_with(MM_NS) {
+            if !xml_into(out, inner, depth + 1) {
+                return false;
+            }
+        } else {
+            out.push_str(&typed(inner));
+        }
+    }
+    out.push(if list { ']' } else { '}' });
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,5 +440,22 @@ mod tests {
         );
         assert_eq!(dict_to_json("{q:<escape>hi<escape>}"), "{\"q\": \"hi\"}");
         assert_eq!(dict_to_json("{}"), "{}");
+        let ns = MM_NS;
+        assert_eq!(xml_to_json("Paris"), "\"Paris\"");
+        assert_eq!(xml_to_json("5"), "5");
+        assert_eq!(
+            xml_to_json(&format!(
+                "{ns}<item>{ns}<a>1{ns}</a>{ns}<b>x{ns}</b>{ns}</item>{ns}<item>2{ns}</item>"
+            )),
+            "[{\"a\": 1, \"b\": \"x\"}, 2]"
+        );
+        assert_eq!(
+            xml_to_json(&format!("{ns}<k>{ns}<item>t{ns}</item>{ns}</k>")),
+            "{\"k\": [\"t\"]}"
+        );
+        assert_eq!(
+            xml_to_json(&format!("{ns}<k>open")),
+            format!("{:?}", format!("{ns}<k>open"))
+        );
     }
 }

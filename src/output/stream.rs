@@ -5,6 +5,8 @@ use super::event::Event;
 use super::formats::Format;
 use super::message::Message;
 use super::peg::Machine;
+use std::collections::HashSet;
+use std::sync::Arc;
 
 /// How the prompt left reasoning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -19,12 +21,36 @@ pub enum Reasoning {
 }
 
 /// Options of a [`StreamParser`].
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     /// The reasoning mode.
     pub reasoning: Reasoning,
     /// Seed of generated call ids (`call_` + 16 hex digits); the same seed gives the same ids.
     pub id_seed: u64,
+    /// The tool names the request offered. When given, a call whose (complete) name is not
+    /// one of them is not reported as a call: its text is kept as content, with a
+    /// [`Event::Malformed`] report. `None` accepts any name.
+    pub tools: Option<Vec<String>>,
+}
+
+impl Options {
+    /// The tool names of an OpenAI `tools` array (`[{"type": "function", "function":
+    /// {"name": …}}]`; bare `{"name": …}` entries are accepted too). Entries without a name
+    /// are skipped.
+    pub fn tool_names(tools: &serde_json::Value) -> Vec<String> {
+        tools
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| {
+                t.get("function")
+                    .and_then(|f| f.get("name"))
+                    .or_else(|| t.get("name"))
+                    .and_then(|n| n.as_str())
+                    .map(str::to_string)
+            })
+            .collect()
+    }
 }
 
 /// A streaming parser of one model output.
@@ -50,8 +76,12 @@ impl StreamParser {
             Reasoning::ForcedClosed => pick(&["start_closed", "body", "start"]),
         };
         let recover = pick(&["recover", "body", "start"]);
+        let mut machine = Machine::new(prog, entry, recover);
+        if let Some(tools) = options.tools {
+            machine.set_known(Arc::new(tools.into_iter().collect::<HashSet<_>>()));
+        }
         StreamParser {
-            machine: Machine::new(prog, entry, recover),
+            machine,
             asm: Assembler::new(options.id_seed),
             message: Message::default(),
         }

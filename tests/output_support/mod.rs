@@ -14,6 +14,15 @@ pub fn opts(forced_open: bool) -> Options {
             Reasoning::Auto
         },
         id_seed: 7,
+        tools: None,
+    }
+}
+
+/// [`opts`] with a list of known tool names.
+pub fn opts_tools(forced_open: bool, tools: &[&str]) -> Options {
+    Options {
+        tools: Some(tools.iter().map(|t| t.to_string()).collect()),
+        ..opts(forced_open)
     }
 }
 
@@ -21,11 +30,11 @@ pub fn opts(forced_open: bool) -> Options {
 /// chunk; returns (chunk end offsets, messages after each chunk, final message, all events).
 pub fn stream(
     format: &Format,
-    o: Options,
+    o: &Options,
     text: &[u8],
     sizes: &[usize],
 ) -> (Vec<usize>, Vec<Message>, Message, Vec<Event>) {
-    let mut p = StreamParser::with_options(format, o);
+    let mut p = StreamParser::with_options(format, o.clone());
     let (mut ends, mut msgs, mut events) = (Vec::new(), Vec::new(), Vec::new());
     let mut at = 0;
     let mut k = 0;
@@ -42,8 +51,8 @@ pub fn stream(
 }
 
 /// The message a fresh parser has emitted after being fed `prefix` at once (no finish).
-pub fn prefix_message(format: &Format, o: Options, prefix: &[u8]) -> Message {
-    let mut p = StreamParser::with_options(format, o);
+pub fn prefix_message(format: &Format, o: &Options, prefix: &[u8]) -> Message {
+    let mut p = StreamParser::with_options(format, o.clone());
     p.feed_bytes(prefix);
     p.message().clone()
 }
@@ -108,9 +117,13 @@ pub fn apply_deltas(events: &[Event]) -> Value {
 /// message so far equals what a fresh parser fed that prefix at once has emitted and is a
 /// prefix of the final message.
 pub fn check(name: &str, forced_open: bool, text: &str) -> Message {
+    check_with(name, &opts(forced_open), text)
+}
+
+/// [`check`] with the given options.
+pub fn check_with(name: &str, o: &Options, text: &str) -> Message {
     let f = Format::by_name(name).unwrap();
-    let o = opts(forced_open);
-    let whole = parse_with(&f, text, o);
+    let whole = parse_with(&f, text, o.clone());
     for sizes in [&[1usize][..], &[2], &[5]] {
         let (ends, msgs, fin, events) = stream(&f, o, text.as_bytes(), sizes);
         assert_eq!(

@@ -25,6 +25,10 @@ pub(crate) struct Args {
     /// Seed of generated tool call ids.
     #[arg(long, default_value_t = 0)]
     id_seed: u64,
+    /// A JSON file with the request's OpenAI `tools` array: a call to a name not in it is
+    /// reported as malformed and kept as content. Without it, any name is accepted.
+    #[arg(long, value_name = "FILE")]
+    tools: Option<std::path::PathBuf>,
     /// List the format names and exit.
     #[arg(long)]
     list_formats: bool,
@@ -47,6 +51,16 @@ pub(crate) fn run(args: Args) -> i32 {
             return 2;
         }
     };
+    let tools = match &args.tools {
+        None => None,
+        Some(path) => match read_tools(path) {
+            Ok(names) => Some(names),
+            Err(e) => {
+                eprintln!("error: --tools {}: {e}", path.display());
+                return 2;
+            }
+        },
+    };
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().lock().read_to_end(&mut input) {
         eprintln!("error: reading stdin: {e}");
@@ -64,6 +78,7 @@ pub(crate) fn run(args: Args) -> i32 {
         Options {
             reasoning,
             id_seed: args.id_seed,
+            tools,
         },
     );
     if !args.stream {
@@ -92,4 +107,14 @@ pub(crate) fn run(args: Args) -> i32 {
         serde_json::json!({"message": parser.message().to_json()})
     );
     0
+}
+
+/// The tool names of an OpenAI `tools` JSON array in `path`.
+fn read_tools(path: &std::path::Path) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    if !value.is_array() {
+        return Err("expected a JSON array of tools".into());
+    }
+    Ok(Options::tool_names(&value))
 }

@@ -11,7 +11,7 @@ macro_rules! g {
 const THINK: (&str, &str) = ("think_open", "<think>");
 const UNTHINK: (&str, &str) = ("think_close", "</think>");
 
-pub(crate) const COUNT: usize = 27;
+pub(crate) const COUNT: usize = 33;
 
 pub(crate) static SPECS: [Spec; COUNT] = [
     Spec {
@@ -222,5 +222,46 @@ pub(crate) static SPECS: [Spec; COUNT] = [
         about: "Firefunction v2: functools[{\"name\", \"arguments\"}]",
         grammar: &[g!("hermes.peg"), g!("xlam.peg")],
         params: &[THINK, UNTHINK, ("call_open", "functools["), ("call_close", "]")],
+    },
+    Spec {
+        name: "llama4",
+        about: "Llama 4: <|python_start|>[f(a=1)]<|python_end|>, or {\"name\", \"parameters\"} after <|python_end|>",
+        grammar: &[g!("llama4.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "kimi-k3",
+        about: "Kimi K3: <|open|>think/response/tools<|sep|>, <|open|>call tool=\"X\"<|sep|><|open|>argument key=\"k\"<|sep|>",
+        grammar: &[g!("kimi_k3.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "minimax-m3",
+        about: "MiniMax-M3: <mm:think>, ]<]minimax[>[<tool_call>…<invoke name=\"X\">…<k>v</k> (or the M2 form)",
+        grammar: &[g!("minimax.peg"), g!("minimax_m3.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "gigachat3",
+        about: "GigaChat 3 / 3.1: <|message_sep|>function call<|role_sep|>{json}, <|function_call|>{json}",
+        grammar: &[g!("gigachat.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "internlm2",
+        about: "InternLM2 / Intern-S1: <think>, <|action_start|><|plugin|>{json}<|action_end|>",
+        grammar: &[g!("hermes.peg")],
+        params: &[
+            THINK,
+            UNTHINK,
+            ("call_open", "<|action_start|><|plugin|>"),
+            ("call_close", "<|action_end|>"),
+        ],
+    },
+    Spec {
+        name: "phi4-mini",
+        about: "Phi-4-mini: <|tool_call|>{json}<|/tool_call|>, functools[{json}]",
+        grammar: &[g!("hermes.peg"), g!("phi4.peg")],
+        params: &[THINK, UNTHINK, ("call_open", "<|tool_call|>"), ("call_close", "<|/tool_call|>")],
     },
 ];

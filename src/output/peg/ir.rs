@@ -29,6 +29,9 @@ pub(crate) enum Kind {
     PyValue,
     /// Gemma-style dict arguments (`{k:<|"|>v<|"|>,n:1}`), converted once complete.
     Dict,
+    /// A MiniMax-M3 parameter value: nested elements (`NS<k>v NS</k>`, lists of `NS<item>`)
+    /// converted to JSON once complete; a value without elements is typed like `Value`.
+    XValue,
 }
 
 impl Kind {
@@ -47,6 +50,7 @@ impl Kind {
             "jvalue" => Kind::JValue,
             "pyvalue" => Kind::PyValue,
             "dict" => Kind::Dict,
+            "xvalue" => Kind::XValue,
             _ => return None,
         })
     }

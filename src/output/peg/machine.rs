@@ -6,10 +6,17 @@
 //! A failure with no live entry to return to does not fail the parse: the machine reports it
 //! to the sink (which degrades it to content plus a malformed event) and resumes at the
 //! grammar's `recover` rule from the current position.
+//!
+//! With a set of known tool names, a name capture that closes on a name outside the set is a
+//! committed failure too: the machine rewinds to where the call opened, keeps the call's head
+//! as content, reports it malformed and resumes at `recover` (so the rest of the call is read
+//! as content as well).
 
 use super::compile::{Inst, Program};
 use super::ir::Kind;
 use crate::output::scan::{incomplete_utf8_tail, text, utf8_len};
+use std::collections::HashSet;
+use std::sync::Arc;
 
 /// Receives captures in input order.
 pub(crate) trait Sink {
@@ -61,6 +68,12 @@ pub(crate) struct Machine {
     region: Option<(usize, usize)>,
     recover_pc: u32,
     last_recovery: Option<usize>,
+    /// The tool names a call may have (`None`: any).
+    known: Option<Arc<HashSet<String>>>,
+    /// With `known`: where the current call capture opened, until its name is accepted.
+    call_at: Option<usize>,
+    /// With `known`: where the current name capture opened.
+    name_at: Option<usize>,
 }
 
 enum Step {
@@ -88,7 +101,15 @@ impl Machine {
             region: None,
             recover_pc: recover,
             last_recovery: None,
+            known: None,
+            call_at: None,
+            name_at: None,
         }
+    }
+
+    /// Restricts tool calls to these names: a call with any other name is malformed.
+    pub(crate) fn set_known(&mut self, names: Arc<HashSet<String>>) {
+        self.known = Some(names);
     }
 
     /// Appends input and runs until it is exhausted.
@@ -298,6 +319,13 @@ impl Machine {
                     None => return Step::Done,
                 },
                 Inst::Open(kind) | Inst::Close(kind) => {
+                    if self.known.is_some() {
+                        match self.check_name(inst, kind, sink) {
+                            Some(true) => continue,
+                            Some(false) => return Step::Done,
+                            None => {}
+                        }
+                    }
                     self.log.push(LogItem {
                         open: matches!(inst, Inst::Open(_)),
                         kind,
@@ -324,6 +352,59 @@ impl Machine {
         }
     }
 
+    /// With known tool names: tracks where calls and names open, and on the close of a name
+    /// that is not known rejects the call (see the module doc). Returns `None` when the
+    /// instruction is to run as usual, else whether the machine has anything left to do.
+    fn check_name(&mut self, inst: Inst, kind: Kind, sink: &mut dyn Sink) -> Option<bool> {
+        let open = matches!(inst, Inst::Open(_));
+        match kind {
+            Kind::Call | Kind::WholeCall if open => self.call_at = Some(self.pos),
+            Kind::Call | Kind::WholeCall => self.call_at = None,
+            Kind::Name if open => self.name_at = Some(self.pos),
+            Kind::Name => {
+                let at = self.name_at.take()?;
+                let known = self.known.as_ref()?;
+                let start = at.max(self.base) - self.base;
+                let name = text(&self.buf[start..self.pos - self.base])
+                    .trim()
+                    .to_string();
+                if known.contains(&name) {
+                    self.call_at = None;
+                    return None;
+                }
+                return Some(self.reject(sink, at, &name));
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// Rejects the current call (its name `name`, at `at`, is unknown): a committed failure at
+    /// the position where the call opened. Returns false when the machine has nothing left to
+    /// do.
+    fn reject(&mut self, sink: &mut dyn Sink, at: usize, name: &str) -> bool {
+        let call_at = self.call_at.take();
+        let back = call_at.unwrap_or(at).max(self.base);
+        // The call's captures still in the log are undone; if the call's opening was already
+        // delivered, everything logged since is inside it, and the sink's recovery drops the
+        // unannounced call.
+        match self
+            .log
+            .iter()
+            .rposition(|l| l.open && matches!(l.kind, Kind::Call | Kind::WholeCall))
+        {
+            Some(i) => self.log.truncate(i),
+            None if call_at.is_some() => self.log.clear(),
+            None => {}
+        }
+        for e in &mut self.bt {
+            e.live = false;
+        }
+        self.live = 0;
+        self.pos = back;
+        self.recover_at(sink, at, &format!("unknown tool `{name}`"))
+    }
+
     fn pop_entry(&mut self) -> Option<Entry> {
         let e = self.bt.pop()?;
         if e.live {
@@ -341,6 +422,12 @@ impl Machine {
             }
             self.live -= 1;
             self.pos = e.pos;
+            if self.call_at.is_some_and(|a| a > e.pos) {
+                self.call_at = None;
+            }
+            if self.name_at.is_some_and(|a| a > e.pos) {
+                self.name_at = None;
+            }
             self.calls.truncate(e.calls as usize);
             self.log.truncate(e.log as usize);
             self.pc = e.alt;
@@ -350,18 +437,25 @@ impl Machine {
     }
 
     fn recover(&mut self, sink: &mut dyn Sink) -> bool {
-        self.flush_upto(sink, self.pos, true);
-        let raw_start = match self.region {
-            Some((start, mark)) if mark == sink.emitted() => start.max(self.base),
-            _ => self.pos,
-        };
-        let raw = text(&self.buf[raw_start - self.base..self.pos - self.base]).into_owned();
         let reason = if self.pos == self.end() {
             "unexpected end of output"
         } else {
             "unexpected text"
         };
-        sink.recover(&raw, self.pos, reason);
+        self.recover_at(sink, self.pos, reason)
+    }
+
+    /// Recovery (see [`Machine::recover`]) reporting the failure at `at` for `reason`.
+    fn recover_at(&mut self, sink: &mut dyn Sink, at: usize, reason: &str) -> bool {
+        self.flush_upto(sink, self.pos, true);
+        let raw_start = match self.region {
+            Some((start, mark)) if mark == sink.emitted() => start.clamp(self.base, self.pos),
+            _ => self.pos,
+        };
+        let raw = text(&self.buf[raw_start - self.base..self.pos - self.base]).into_owned();
+        sink.recover(&raw, at, reason);
+        self.call_at = None;
+        self.name_at = None;
         self.bt.clear();
         self.live = 0;
         self.calls.clear();
@@ -462,6 +556,9 @@ impl Machine {
         }
         if let Some((start, _)) = self.region {
             keep = keep.min(start);
+        }
+        for at in [self.call_at, self.name_at].into_iter().flatten() {
+            keep = keep.min(at);
         }
         let drop = keep.saturating_sub(self.base);
         if drop > 0 && (drop * 2 >= self.buf.len() || drop >= 1 << 16) {
