@@ -335,3 +335,202 @@ fn cli_renders_and_shows_gguf_and_model_folders() {
         .contains("message 0: rule no-orphan-tool-response"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs the CLI; returns (status, stdout, stderr).
+fn cli(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_chatcodec"))
+        .args(args)
+        .output()
+        .expect("chatcodec runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_options_on_model_folders_match_transformers() {
+    let Some(dir) = fixtures("models") else {
+        return;
+    };
+    let convo = json!([user("hi"), {"role": "assistant", "content": "yo"}, user("more")]);
+    let partial = json!([user("a"), {"role": "assistant", "content": "par"}]);
+    let docs = json!({"messages": [user("q")], "documents": [{"title": "t", "text": "x"}]});
+    // (model, request, template name, mask)
+    let cases = [
+        ("jinja", json!({"messages": convo}), None, true),
+        (
+            "config_str",
+            json!({"messages": partial, "continue_final_message": true}),
+            None,
+            false,
+        ),
+        ("config_list", docs.clone(), Some("rag"), false),
+    ];
+    let jobs: Vec<Value> = cases
+        .iter()
+        .map(|(m, req, name, mask)| {
+            json!({"model": dir.join(m), "request": req, "template_name": name, "mask": mask})
+        })
+        .collect();
+    let Some(out) = python(&["apply"], Some(&Value::from(jobs).to_string())) else {
+        return;
+    };
+    let want: Vec<Value> = serde_json::from_slice(&out).expect("reference JSON");
+    assert!(want.iter().all(|w| w["ok"] == true), "{want:?}");
+    let os = |s: &str| std::ffi::OsString::from(s);
+    let write = |name: &str, v: &Value| {
+        let p = dir.join(name);
+        std::fs::write(&p, v.to_string()).expect("write");
+        p.into_os_string()
+    };
+
+    // --assistant-mask: the text on stdout, the generation spans as JSON on stderr.
+    let req = write("mask.json", &json!({"messages": convo}));
+    let (code, text, err) = cli(&[
+        &os("render"),
+        &os("--model"),
+        dir.join("jinja").as_os_str(),
+        &os("--input"),
+        &req,
+        &os("--assistant-mask"),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(text, want[0]["text"].as_str().unwrap_or_default());
+    assert_eq!(
+        serde_json::from_str::<Value>(err.trim()).expect("mask JSON"),
+        json!({"mask": want[0]["mask"]})
+    );
+    assert_ne!(
+        want[0]["mask"],
+        json!([]),
+        "the fixture has generation blocks"
+    );
+
+    // --continue-final-message: the request does not set it, the flag does.
+    let req = write("cont.json", &json!({"messages": partial}));
+    let (code, text, err) = cli(&[
+        &os("render"),
+        &os("--model"),
+        dir.join("config_str").as_os_str(),
+        &os("--input"),
+        &req,
+        &os("--continue-final-message"),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(text, want[1]["text"].as_str().unwrap_or_default());
+    assert!(text.ends_with("par"), "{text}");
+
+    // --template-name picks a named template.
+    let req = write("rag.json", &docs);
+    let (code, text, err) = cli(&[
+        &os("render"),
+        &os("--model"),
+        dir.join("config_list").as_os_str(),
+        &os("--template-name"),
+        &os("rag"),
+        &os("--input"),
+        &req,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(text, want[2]["text"].as_str().unwrap_or_default());
+
+    // --continue-final-message with --assistant-mask is refused, as transformers refuses it.
+    let req = write("both.json", &json!({"messages": partial}));
+    let (code, _, err) = cli(&[
+        &os("render"),
+        &os("--model"),
+        dir.join("jinja").as_os_str(),
+        &os("--input"),
+        &req,
+        &os("--continue-final-message"),
+        &os("--assistant-mask"),
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("not compatible with return_assistant_tokens_mask"),
+        "{err}"
+    );
+
+    // The JSONL batch with every option: masks per line, continuation, template name.
+    let batch = |name: &str, lines: &[Value]| {
+        let p = dir.join(name);
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&p, text).expect("write");
+        p.into_os_string()
+    };
+    let read_lines = |stdout: &str| -> Vec<Value> {
+        stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSONL"))
+            .collect()
+    };
+    let jsonl = batch(
+        "mask.jsonl",
+        &[
+            json!({"id": "a", "input": {"messages": convo}}),
+            json!({"id": "b", "input": {"messages": [user("x")]}}),
+        ],
+    );
+    let (code, stdout, err) = cli(&[
+        &os("render"),
+        &os("--model"),
+        dir.join("jinja").as_os_str(),
+        &os("--assistant-mask"),
+        &os("--validate"),
+        &os("--jsonl"),
+        &jsonl,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let lines = read_lines(&stdout);
+    assert_eq!(
+        lines[0],
+        json!({"id": "a", "ok": true, "text": want[0]["text"], "mask": want[0]["mask"]})
+    );
+    assert_eq!(lines[1]["mask"], json!([]));
+    let jsonl = batch(
+        "cont.jsonl",
+        &[json!({"id": 1, "input": {"messages": partial}})],
+    );
+    let (code, stdout, err) = cli(&[
+        &os("render"),
+        &os("--model"),
+        dir.join("config_str").as_os_str(),
+        &os("--continue-final-message"),
+        &os("--jsonl"),
+        &jsonl,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        read_lines(&stdout)[0],
+        json!({"id": 1, "ok": true, "text": want[1]["text"]})
+    );
+    let jsonl = batch("rag.jsonl", &[json!({"id": 1, "input": docs})]);
+    let (code, stdout, err) = cli(&[
+        &os("render"),
+        &os("--model"),
+        dir.join("config_list").as_os_str(),
+        &os("--template-name"),
+        &os("rag"),
+        &os("--jsonl"),
+        &jsonl,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(read_lines(&stdout)[0]["text"], want[2]["text"]);
+
+    // show --model: templates, tokens, family.
+    let (code, text, err) = cli(&[&os("show"), &os("--model"), dir.join("jinja").as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    for line in [
+        "template: default",
+        "template: rag",
+        "template: tool_use",
+        "token: bos_token = \"<s>\"",
+        "family: ",
+        "(chat_template.jinja)",
+    ] {
+        assert!(text.contains(line), "{line} not in {text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

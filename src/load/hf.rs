@@ -2,7 +2,7 @@
 //! transformers' `from_pretrained` finds them.
 //!
 //! Templates: `chat_template.jinja` (named `default`) plus `additional_chat_templates/*.jinja`
-//! take priority over everything; else the legacy processor file `chat_template.json`
+//! take priority over everything (read as Python's text mode reads them: `\r\n` becomes `\n`); else the legacy processor file `chat_template.json`
 //! (`{"chat_template": ...}`); else `tokenizer_config.json`'s `chat_template`, a string or a
 //! list of `{name, template}`. Special tokens: the named tokens of `tokenizer_config.json`
 //! (`bos_token`, `eos_token`, `unk_token`, `sep_token`, `pad_token`, `cls_token`,
@@ -50,6 +50,18 @@ fn read_text(path: &Path) -> Result<Option<String>, Error> {
     std::fs::read_to_string(path)
         .map(Some)
         .map_err(|e| err!(Input, "cannot read {}: {e}", path.display()))
+}
+
+/// A `.jinja` file as transformers reads it: Python text mode, so `\r\n` and a lone `\r`
+/// become `\n` (universal newlines).
+fn read_jinja(path: &Path) -> Result<Option<String>, Error> {
+    Ok(read_text(path)?.map(|t| {
+        if t.contains('\r') {
+            t.replace("\r\n", "\n").replace('\r', "\n")
+        } else {
+            t
+        }
+    }))
 }
 
 fn read_json(path: &Path) -> Result<Option<Value>, Error> {
@@ -146,7 +158,7 @@ pub(crate) fn read_folder(dir: &Path) -> Result<ModelFolder, Error> {
         None => Map::new(),
     };
 
-    if let Some(t) = read_text(&dir.join("chat_template.jinja"))? {
+    if let Some(t) = read_jinja(&dir.join("chat_template.jinja"))? {
         folder.templates.push(("default".to_string(), t));
         folder.origin = "chat_template.jinja".to_string();
     }
@@ -164,7 +176,7 @@ pub(crate) fn read_folder(dir: &Path) -> Result<ModelFolder, Error> {
             else {
                 continue;
             };
-            if let Some(t) = read_text(&path)? {
+            if let Some(t) = read_jinja(&path)? {
                 extra.push((name.to_string(), t));
             }
         }
