@@ -20,9 +20,9 @@ TOOLS = [
 ]
 
 
-def render(template, messages, gen):
+def render(template, messages, gen, extra):
     out = render_jinja_template(conversations=[messages], tools=TOOLS, chat_template=template,
-                                add_generation_prompt=gen, **KW)
+                                add_generation_prompt=gen, **KW, **extra)
     if isinstance(out, tuple):
         out = out[0]
     if isinstance(out, list):
@@ -59,9 +59,12 @@ def assistant_part(template, fmt, calls, reasoning, string_args, with_result):
                   for i, c in enumerate(calls)]
     head = [{"role": "system", "content": "You are helpful."}, {"role": "user", "content": "Weather in Paris, and search rust peg?"}]
     turn = {"role": "assistant", "content": "", "tool_calls": tool_calls, "reasoning_content": reasoning}
-    prompt = render(template, head, True)
+    # Firefunction v2's template reads the tool list (a JSON string) and the date from variables.
+    extra = ({"functions": json.dumps([t["function"] for t in TOOLS]), "datetime": "2024-07-26"}
+             if fmt == "firefunction-v2" else {})
+    prompt = render(template, head, True, extra)
     tail = [{"role": "tool", "tool_call_id": call_id(fmt, calls[0]["name"], 0), "name": calls[0]["name"], "content": SENTINEL}] if with_result else []
-    full = render(template, head + [turn] + tail, False)
+    full = render(template, head + [turn] + tail, False, extra)
     n = split_point(prompt, full)
     text = full[n:]
     if with_result:
