@@ -32,7 +32,7 @@ use crate::compile::{Program, StrPool};
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
 use crate::syntax::Span;
-use crate::value::ops::CmpOp;
+use crate::value::ops::{BinOp, CmpOp};
 
 /// Generates the program for `ast`; `source` is the normalized source (for errors).
 pub(super) fn generate(
@@ -309,6 +309,11 @@ impl<'s, 'a> Gen<'s, 'a> {
                 if let ExprKind::Lit(Lit::Str(s)) = e.kind {
                     let i = self.str_const(s);
                     self.emit(Instr::EmitStr(i));
+                } else if matches!(e.kind, ExprKind::Bin(BinOp::Add, _, _)) {
+                    // `{{ a + b + c }}`: strings go straight to the output, no temporary.
+                    let n = self.add_chain(&e)?;
+                    self.mark(e.span);
+                    self.emit(Instr::EmitAddN(n));
                 } else {
                     self.expr(&e)?;
                     self.mark(e.span);
@@ -711,6 +716,11 @@ impl<'s, 'a> Gen<'s, 'a> {
                     UnOp::Pos => Instr::Pos,
                 });
             }
+            ExprKind::Bin(BinOp::Add, _, _) if add_chain_len(e) > 2 => {
+                let n = self.add_chain(e)?;
+                self.mark(e.span);
+                self.emit(Instr::AddN(n));
+            }
             ExprKind::Bin(op, a, b) => {
                 self.expr(a)?;
                 self.expr(b)?;
@@ -906,6 +916,21 @@ impl<'s, 'a> Gen<'s, 'a> {
         Ok(())
     }
 
+    /// Pushes the operands of the left-leaning chain `a + b + c ...`; returns their count.
+    fn add_chain(&mut self, e: &Expr<'a>) -> Result<u32, Error> {
+        match e.kind {
+            ExprKind::Bin(BinOp::Add, a, b) if add_chain_len(e) < 250 => {
+                let n = self.add_chain(a)?;
+                self.expr(b)?;
+                Ok(n + 1)
+            }
+            _ => {
+                self.expr(e)?;
+                Ok(1)
+            }
+        }
+    }
+
     fn compare(&mut self, first: &Expr<'a>, rest: &[(Cmp, Expr<'a>)], span: Span) -> GResult {
         self.expr(first)?;
         let mut exits = Vec::new();
@@ -967,6 +992,17 @@ fn intern<'a, F>(
         list.push(func);
         list.len() as u16 - 1
     })
+}
+
+/// The number of operands of the left-leaning chain `a + b + c ...` at `e`.
+fn add_chain_len(e: &Expr<'_>) -> usize {
+    let mut n = 1;
+    let mut at = e;
+    while let ExprKind::Bin(BinOp::Add, a, _) = at.kind {
+        n += 1;
+        at = a;
+    }
+    n
 }
 
 fn loop_field(name: &str) -> Option<LoopField> {

@@ -64,6 +64,11 @@ pub(crate) enum Instr {
     Bin(BinOp),
     /// Pop `b`, `a`; push `a <op> b`.
     Cmp(CmpOp),
+    /// Pop `n` values, push their sum left to right (`a + b + c`): one allocation when all
+    /// are strings.
+    AddN(u32),
+    /// Pop `n` values and output their sum left to right: strings are written directly.
+    EmitAddN(u32),
     /// Pop `b`, `a`; push `a == b`.
     Eq,
     /// Pop `b`, `a`; push `a != b`.

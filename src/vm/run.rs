@@ -210,7 +210,11 @@ impl<'a, 'o> Vm<'a, 'o> {
                     self.push(v);
                 }
                 Instr::LoadRoot(i) => {
-                    let v = self.slots.get(usize::from(i)).copied().unwrap_or(Value::UNDEFINED);
+                    let v = self
+                        .slots
+                        .get(usize::from(i))
+                        .copied()
+                        .unwrap_or(Value::UNDEFINED);
                     self.push(v);
                 }
                 Instr::LoadGlobal(i) => {
@@ -265,6 +269,26 @@ impl<'a, 'o> Vm<'a, 'o> {
                     let v = ops::binop(ctx, op, a, b)?;
                     self.check_size(&v)?;
                     self.push(v);
+                }
+                Instr::AddN(n) => {
+                    let v = self.add_n(n as usize)?;
+                    self.check_size(&v)?;
+                    self.push(v);
+                }
+                Instr::EmitAddN(n) => {
+                    let at = self.stack.len().saturating_sub(n as usize);
+                    if self.stack[at..].iter().all(|v| matches!(v, Value::Str(_))) {
+                        for v in &self.stack[at..] {
+                            if let Value::Str(s) = v {
+                                self.out.push_str(s);
+                            }
+                        }
+                        self.stack.truncate(at);
+                    } else {
+                        let v = self.add_n(n as usize)?;
+                        fmt::write_str(self.out, &v);
+                    }
+                    self.check_output()?;
                 }
                 Instr::Cmp(op) => {
                     let b = self.pop();
@@ -530,6 +554,35 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::Halt => return Ok(()),
             }
         }
+    }
+
+    /// Pops `n` values and adds them left to right, as `a + b + c` does.
+    fn add_n(&mut self, n: usize) -> Result<Value<'a>, Error> {
+        let ctx = self.ctx;
+        let at = self.stack.len().saturating_sub(n);
+        let parts = &self.stack[at..];
+        let v = if parts.iter().all(|v| matches!(v, Value::Str(_))) {
+            let len = parts
+                .iter()
+                .map(|v| if let Value::Str(s) = v { s.len() } else { 0 })
+                .sum();
+            let mut s = bumpalo::collections::String::with_capacity_in(len, ctx.arena);
+            for v in parts {
+                if let Value::Str(p) = v {
+                    s.push_str(p);
+                }
+            }
+            Value::Str(s.into_bump_str())
+        } else {
+            let mut acc = parts.first().copied().unwrap_or(Value::UNDEFINED);
+            for v in &parts[1..] {
+                acc = ops::binop(ctx, ops::BinOp::Add, acc, *v)?;
+                self.check_size(&acc)?;
+            }
+            acc
+        };
+        self.stack.truncate(at);
+        Ok(v)
     }
 
     /// Pops `argc` positional arguments and the keyword arguments of `kwnames[kw]`.
