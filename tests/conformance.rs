@@ -637,16 +637,7 @@ fn corpus_matches_the_reference() {
 
 /// Templates whose pairs still differ from the reference, with the cause. The test fails if
 /// one of them starts matching (so the list stays true) or if any other pair differs.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "meetkai-functionary-medium-v3.1.jinja",
-        "markupsafe: `'...'|safe + value` HTML-escapes `value`; chatcodec has no Markup strings",
-    ),
-    (
-        "meetkai-functionary-medium-v3.1__v2.jinja",
-        "markupsafe: `'...'|safe + value` HTML-escapes `value`; chatcodec has no Markup strings",
-    ),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 /// docs/conformance.md: counts, the reference's outcomes, every difference grouped by cause.
 #[allow(clippy::too_many_arguments)]

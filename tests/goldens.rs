@@ -187,20 +187,8 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "integers beyond 128 bits (`10**20 * 10**20`) are an overflow error, Python computes them",
     ),
     (
-        "safe_markup.json",
-        "markupsafe's Markup strings (`|safe` then `+` escapes the other operand) are not modelled",
-    ),
-    (
         "filters_other_builtins.json",
-        "`|escape` of a `|safe` string (Markup) escapes again; `groupby` items lack `.grouper`/`.list`",
-    ),
-    (
-        "tests_builtin.json",
-        "`x|safe is escaped` is true in Python (Markup); chatcodec has no Markup strings",
-    ),
-    (
-        "macros.json",
-        "macro objects' attributes (`m.name`, `m.arguments`) are not exposed",
+        "`groupby` items lack `.grouper`/`.list`",
     ),
 ];
 

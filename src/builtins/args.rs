@@ -57,7 +57,7 @@ pub(crate) fn no_args<'a>(
 /// `str(v)`, borrowed when `v` is a string, else printed into the arena.
 pub(crate) fn to_str<'a>(ctx: &Ctx<'a>, v: &Value<'a>) -> &'a str {
     match v {
-        Value::Str(s) => s,
+        Value::Str(s) | Value::Markup(s) => s,
         other => {
             let mut s = String::new();
             crate::value::fmt::write_str(&mut s, other);
@@ -77,7 +77,7 @@ pub(crate) fn repr(v: &Value<'_>) -> String {
 /// where Python would call a `str` method on the value itself.
 pub(crate) fn str_arg<'a>(func: &str, v: &Value<'a>) -> Result<&'a str, Error> {
     match v {
-        Value::Str(s) => Ok(s),
+        Value::Str(s) | Value::Markup(s) => Ok(s),
         Value::Undefined(_) => Err(ops::undefined_error(v)),
         other => Err(err!(
             Type,

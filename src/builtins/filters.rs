@@ -3,6 +3,7 @@
 
 use crate::error::{err, Error};
 use crate::value::json::opts_from_args;
+use crate::value::markup;
 use crate::value::ops;
 use crate::value::{Ctx, IterKind, VResult, Value};
 
@@ -13,10 +14,16 @@ use super::{FilterFn, Kwargs};
 /// The value filter called `name`, if there is one.
 pub(super) fn lookup(name: &str) -> Option<FilterFn> {
     let f: FilterFn = match name {
-        "safe" | "string" => |ctx, v, a, k| {
+        // `Markup(v)` with autoescape off.
+        "safe" => |ctx, v, a, k| {
+            no_args("safe", a, k)?;
+            Ok(markup::mark_safe(ctx, v))
+        },
+        // markupsafe's `soft_str`: a Markup stays one.
+        "string" => |ctx, v, a, k| {
             no_args("string", a, k)?;
             Ok(match v {
-                Value::Str(_) => v,
+                Value::Str(_) | Value::Markup(_) => v,
                 other => Value::Str(to_str(ctx, &other)),
             })
         },
@@ -24,19 +31,23 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
         "trim" => |ctx, v, a, k| {
             let [chars] = bind("trim", ["chars"], a, k)?;
             let s = to_str(ctx, &v);
-            Ok(Value::Str(py_strip(s, chars.as_ref(), Strip::Both)?))
+            let r = Value::Str(py_strip(s, chars.as_ref(), Strip::Both)?);
+            Ok(keep_markup(ctx, &v, r))
         },
         "lower" => |ctx, v, a, k| {
             no_args("lower", a, k)?;
-            Ok(ctx.str(&to_str(ctx, &v).to_lowercase()))
+            let r = ctx.str(&to_str(ctx, &v).to_lowercase());
+            Ok(keep_markup(ctx, &v, r))
         },
         "upper" => |ctx, v, a, k| {
             no_args("upper", a, k)?;
-            Ok(ctx.str(&to_str(ctx, &v).to_uppercase()))
+            let r = ctx.str(&to_str(ctx, &v).to_uppercase());
+            Ok(keep_markup(ctx, &v, r))
         },
         "capitalize" => |ctx, v, a, k| {
             no_args("capitalize", a, k)?;
-            Ok(ctx.str(&capitalize(to_str(ctx, &v))))
+            let r = ctx.str(&capitalize(to_str(ctx, &v)));
+            Ok(keep_markup(ctx, &v, r))
         },
         "title" => |ctx, v, a, k| {
             no_args("title", a, k)?;
@@ -94,6 +105,10 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
                 v.extend(d);
                 Value::Dict(v.into_bump_slice())
             };
+            if let Value::Markup(_) = v {
+                // `Markup % args` escapes the arguments.
+                return markup::binop(ctx, ops::BinOp::Mod, v, args);
+            }
             let mut out = String::new();
             super::format::percent(ctx, &mut out, to_str(ctx, &v), args)?;
             Ok(ctx.str(&out))
@@ -101,16 +116,23 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
         "center" => |ctx, v, a, k| {
             let [width] = bind("center", ["width"], a, k)?;
             let width = width.map_or(Ok(80), |w| int_arg(&w))?;
-            Ok(ctx.str(&center(to_str(ctx, &v), width, ' ')))
+            let r = ctx.str(&center(to_str(ctx, &v), width, ' '));
+            Ok(keep_markup(ctx, &v, r))
         },
         "truncate" => truncate as FilterFn,
         "wordcount" => |ctx, v, a, k| {
             no_args("wordcount", a, k)?;
             Ok(Value::Int(wordcount(to_str(ctx, &v)) as i64))
         },
-        "escape" | "e" | "forceescape" => |ctx, v, a, k| {
+        // markupsafe's `escape`: a Markup is already safe and comes back unchanged.
+        "escape" | "e" => |ctx, v, a, k| {
             no_args("escape", a, k)?;
-            Ok(ctx.str(&escape(to_str(ctx, &v))))
+            Ok(markup::escape(ctx, v))
+        },
+        // `escape(str(v))`: escapes even a Markup.
+        "forceescape" => |ctx, v, a, k| {
+            no_args("forceescape", a, k)?;
+            Ok(markup::escape(ctx, v.demark()))
         },
         "striptags" => |ctx, v, a, k| {
             no_args("striptags", a, k)?;
@@ -154,6 +176,15 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
     Some(f)
 }
 
+/// `r` as a Markup when the filter's input `v` was one (jinja2's string filters call the
+/// Markup's own method through `soft_str`).
+fn keep_markup<'a>(ctx: &Ctx<'a>, v: &Value<'a>, r: Value<'a>) -> Value<'a> {
+    match v {
+        Value::Markup(_) => markup::wrap(ctx, r),
+        _ => r,
+    }
+}
+
 /// The overflow error of a 128-bit integer.
 fn big() -> Error {
     err!(Overflow, "integer too large")
@@ -170,6 +201,10 @@ fn tojson<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -
 
 /// `indent(width=4, first=False, blank=False)`.
 fn indent<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
+    if let Value::Markup(s) = v {
+        // jinja2 indents a Markup with a Markup newline: the result stays one.
+        return Ok(markup::wrap(ctx, indent(ctx, Value::Str(s), a, k)?));
+    }
     let [width, first, blank] = bind("indent", ["width", "first", "blank"], a, k)?;
     let ind: &str = match width {
         None => "    ",
@@ -228,7 +263,7 @@ fn truncate<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>)
         return Err(err!(Value, "expected leeway >= 0, got {leeway}"));
     }
     let s = match v {
-        Value::Str(s) => s,
+        Value::Str(s) | Value::Markup(s) => s,
         other => {
             let n = match other {
                 Value::Undefined(_) => 0,
@@ -252,6 +287,11 @@ fn truncate<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>)
     };
     let mut out = String::with_capacity(body.len() + end.len());
     out.push_str(body);
+    if let Value::Markup(_) = v {
+        // `Markup[:n] + end`: the end is escaped and the result is a Markup.
+        markup::escape_into(&mut out, end);
+        return Ok(Value::Markup(ctx.arena.alloc_str(&out)));
+    }
     out.push_str(end);
     Ok(ctx.str(&out))
 }
@@ -278,6 +318,11 @@ fn attr<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> 
 fn last<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
     no_args("last", a, k)?;
     match v {
+        // `seq[-1]`-like: the last character of a Markup is a Markup.
+        Value::Markup(s) => Ok(s
+            .char_indices()
+            .last()
+            .map_or(Value::UNDEFINED, |(i, _)| Value::Markup(&s[i..]))),
         Value::Iter(s) if matches!(s.kind, IterKind::Generator | IterKind::ListReverse) => {
             Err(err!(Type, "'{}' object is not reversible", v.type_name()))
         }
@@ -357,7 +402,7 @@ fn xmlattr<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) 
 fn urlencode<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
     no_args("urlencode", a, k)?;
     let pairs: Vec<(Value<'a>, Value<'a>)> = match v {
-        Value::Str(_) => return Ok(ctx.str(&url_quote(to_str(ctx, &v), false))),
+        Value::Str(_) | Value::Markup(_) => return Ok(ctx.str(&url_quote(to_str(ctx, &v), false))),
         _ if !super::tests::is_iterable(&v) => {
             return Ok(ctx.str(&url_quote(to_str(ctx, &v), false)))
         }

@@ -288,6 +288,7 @@ fn write_number(out: &mut String, neg: bool, body: &str, sp: &Spec) {
 
 /// `format(v, spec)`, as `str.format` calls it.
 fn format_value(out: &mut String, v: &Value<'_>, spec: &str) -> Result<(), Error> {
+    let v = &v.demark();
     if spec.is_empty() {
         write_str(out, v);
         return Ok(());
@@ -867,7 +868,7 @@ pub(crate) fn int_filter<'a>(
         Value::Bool(b) => Ok(Value::Int(i64::from(b))),
         Value::Float(f) if f.is_nan() => Ok(default),
         Value::Float(f) => trunc_int(ctx, f),
-        Value::Str(s) => {
+        Value::Str(s) | Value::Markup(s) => {
             let base = match base {
                 None => 10,
                 Some(b) => int_arg(&b)?,
@@ -895,7 +896,7 @@ pub(crate) fn float_filter<'a>(
     let default = default.unwrap_or(Value::Float(0.0));
     match v {
         Value::Undefined(_) => Err(ops::undefined_error(&v)),
-        Value::Str(s) => Ok(parse_float(s).map_or(default, Value::Float)),
+        Value::Str(s) | Value::Markup(s) => Ok(parse_float(s).map_or(default, Value::Float)),
         other => Ok(as_float(&other).map_or(default, Value::Float)),
     }
 }

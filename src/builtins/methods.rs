@@ -30,7 +30,7 @@ enum Recv {
 /// The receiver kind of `v`.
 fn recv_kind(v: &Value<'_>) -> Recv {
     match v {
-        Value::Str(_) => Recv::Str,
+        Value::Str(_) | Value::Markup(_) => Recv::Str,
         Value::Dict(_) | Value::Json(serde_json::Value::Object(_)) => Recv::Dict,
         Value::List(_) | Value::Json(serde_json::Value::Array(_)) => Recv::List,
         Value::Tuple(_) => Recv::Tuple,
@@ -91,6 +91,7 @@ pub(crate) fn call_method<'a>(
     }
     match (recv_kind(&recv), recv) {
         (Recv::Str, Value::Str(s)) => strmethods::call(ctx, s, name, args, kw),
+        (Recv::Str, Value::Markup(s)) => crate::value::markup::method(ctx, s, name, args, kw),
         (Recv::Dict, _) => dict_method(ctx, recv, name, args, kw),
         (Recv::Other, Value::Ns(ns)) => super::globals::helper_call(ns, name, args, kw),
         (Recv::Other, _) => fromkeys(ctx, args, kw),
@@ -145,7 +146,7 @@ pub(crate) fn dict_get<'a>(
     check_hashable(&key)?;
     Ok(match d {
         Value::Json(serde_json::Value::Object(o)) => match key {
-            Value::Str(k) => o.get(k).map(|v| Value::from_json_in(v, ctx)),
+            Value::Str(k) | Value::Markup(k) => o.get(k).map(|v| Value::from_json_in(v, ctx)),
             _ => None,
         },
         Value::Dict(items) => items

@@ -352,6 +352,10 @@ fn reverse<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) 
     no_args("reverse", a, k)?;
     match v {
         Value::Str(s) => Ok(ctx.str(&s.chars().rev().collect::<String>())),
+        // `value[::-1]` of a Markup is a Markup.
+        Value::Markup(s) => Ok(Value::Markup(
+            ctx.arena.alloc_str(&s.chars().rev().collect::<String>()),
+        )),
         Value::Iter(s) if matches!(s.kind, IterKind::Generator | IterKind::ListReverse) => {
             Ok(ctx.list(s.items.iter().rev().copied()))
         }

@@ -194,7 +194,8 @@ pub(super) fn call<'a>(
             let items = ops::iterate(ctx, items.unwrap_or(Value::None))?;
             let mut out = String::new();
             for (i, it) in items.iter().enumerate() {
-                let Value::Str(p) = it else {
+                // A Markup item joins as its text (`str.join` of a `str` subclass).
+                let (Value::Str(p) | Value::Markup(p)) = it else {
                     return Err(err!(
                         Type,
                         "sequence item {i}: expected str instance, {} found",

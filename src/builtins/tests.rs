@@ -24,12 +24,12 @@ pub(super) fn lookup(name: &str) -> Option<TestFn> {
                 Value::Int(_) | Value::Big(_) | Value::Float(_) | Value::Bool(_)
             ))
         },
-        "string" => |_, v, a| arity(a, 0).map(|_| matches!(v, Value::Str(_))),
+        "string" => |_, v, a| arity(a, 0).map(|_| v.as_str().is_some()),
         "mapping" => |_, v, a| arity(a, 0).map(|_| is_mapping(&v)),
         "sequence" => |_, v, a| arity(a, 0).map(|_| is_sequence(&v)),
         "iterable" => |_, v, a| arity(a, 0).map(|_| is_iterable(&v)),
         "callable" => |_, v, a| arity(a, 0).map(|_| is_callable(&v)),
-        "escaped" => |_, _, a| arity(a, 0).map(|_| false),
+        "escaped" => |_, v, a| arity(a, 0).map(|_| matches!(v, Value::Markup(_))),
         "lower" => |ctx, v, a| {
             arity(a, 0)?;
             Ok(super::strmethods::is_cased(
@@ -111,6 +111,7 @@ pub(crate) fn is_sequence(v: &Value<'_>) -> bool {
         v,
         Value::Undefined(_)
             | Value::Str(_)
+            | Value::Markup(_)
             | Value::List(_)
             | Value::Tuple(_)
             | Value::Dict(_)

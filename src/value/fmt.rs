@@ -21,7 +21,7 @@ const MAX_DEPTH: usize = 500;
 /// Appends `str(v)` to `out`; Undefined prints as nothing.
 pub(crate) fn write_str(out: &mut String, v: &Value<'_>) {
     match v {
-        Value::Str(s) => out.push_str(s),
+        Value::Str(s) | Value::Markup(s) => out.push_str(s),
         Value::Undefined(_) => {}
         Value::Int(i) => write_int(out, *i),
         _ => write_repr(out, v),
@@ -244,6 +244,11 @@ impl<'v> Printer<'_, 'v> {
             }
             Value::Float(f) => write_float(self.out, *f),
             Value::Str(s) => write_str_repr(self.out, s),
+            Value::Markup(s) => {
+                self.out.push_str("Markup(");
+                write_str_repr(self.out, s);
+                self.out.push(')');
+            }
             Value::List(items) => self.seq("[", items.iter().copied(), "]"),
             Value::Tuple(items) => {
                 if items.len() == 1 {

@@ -83,7 +83,7 @@ pub(crate) fn opts_from_args<'a>(
     let [ensure_ascii, indent, separators, sort_keys] = bound;
     let indent: Option<&'a str> = match indent.unwrap_or(Value::None) {
         Value::None => None,
-        Value::Str(s) => Some(s),
+        Value::Str(s) | Value::Markup(s) => Some(s),
         Value::Bool(b) => Some(if b { " " } else { "" }),
         Value::Int(n) => {
             let n = usize::try_from(n).unwrap_or(0);
@@ -286,7 +286,7 @@ impl Writer<'_, '_> {
                 let _ = write!(self.out, "{i}");
             }
             Value::Float(f) => write_json_float(self.out, *f),
-            Value::Str(s) => write_json_str(self.out, s, self.opts.ensure_ascii),
+            Value::Str(s) | Value::Markup(s) => write_json_str(self.out, s, self.opts.ensure_ascii),
             Value::List(items) | Value::Tuple(items) => {
                 self.array(items.len(), items.iter(), |w, item| w.value(item))?
             }
@@ -381,7 +381,7 @@ impl Writer<'_, '_> {
     /// JSON text in quotes; anything else is a TypeError.
     fn key(&mut self, k: &Value<'_>) -> Result<(), Error> {
         match k {
-            Value::Str(s) => write_json_str(self.out, s, self.opts.ensure_ascii),
+            Value::Str(s) | Value::Markup(s) => write_json_str(self.out, s, self.opts.ensure_ascii),
             Value::Float(_) | Value::Bool(_) | Value::None | Value::Int(_) | Value::Big(_) => {
                 self.out.push('"');
                 self.value(k)?;

@@ -7,6 +7,7 @@
 
 pub(crate) mod fmt;
 pub(crate) mod json;
+pub(crate) mod markup;
 pub(crate) mod ops;
 
 use std::cell::{Cell, RefCell};
@@ -34,6 +35,9 @@ pub(crate) enum Value<'a> {
     Float(f64),
     /// Python `str`.
     Str(&'a str),
+    /// markupsafe's `Markup` (a `str` subclass) made by `|safe` and `|escape`: it prints
+    /// as its text but HTML-escapes the plain strings it is combined with (see [`markup`]).
+    Markup(&'a str),
     /// Python `list`.
     List(&'a [Value<'a>]),
     /// Python `tuple`.
@@ -265,7 +269,7 @@ impl<'a> Value<'a> {
             Value::Int(i) => i != 0,
             Value::Big(i) => *i != 0,
             Value::Float(f) => f != 0.0,
-            Value::Str(s) => !s.is_empty(),
+            Value::Str(s) | Value::Markup(s) => !s.is_empty(),
             Value::List(l) | Value::Tuple(l) => !l.is_empty(),
             Value::Dict(d) => !d.is_empty(),
             Value::Json(serde_json::Value::Array(a)) => !a.is_empty(),
@@ -277,6 +281,25 @@ impl<'a> Value<'a> {
                 _ => !s.items.is_empty(),
             },
             Value::Ns(_) | Value::Callable(_) | Value::Loop(_) => true,
+        }
+    }
+
+    /// The text of a `str` or a `Markup`.
+    #[inline]
+    pub(crate) fn as_str(&self) -> Option<&'a str> {
+        match *self {
+            Value::Str(s) | Value::Markup(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A `Markup` as the plain `str` of its text (for operations where markupsafe does not
+    /// differ from `str`); any other value unchanged.
+    #[inline]
+    pub(crate) fn demark(self) -> Value<'a> {
+        match self {
+            Value::Markup(s) => Value::Str(s),
+            other => other,
         }
     }
 
@@ -295,6 +318,7 @@ impl<'a> Value<'a> {
             Value::Int(_) | Value::Big(_) => "int",
             Value::Float(_) => "float",
             Value::Str(_) => "str",
+            Value::Markup(_) => "Markup",
             Value::List(_) | Value::Json(serde_json::Value::Array(_)) => "list",
             Value::Tuple(_) => "tuple",
             Value::Dict(_) | Value::Json(_) => "dict",

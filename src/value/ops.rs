@@ -472,7 +472,7 @@ impl<'a> MapRef<'a> {
         match self {
             MapRef::Dict(d) => d.iter().find(|(k, _)| eq(k, key)).map(|(_, v)| *v),
             MapRef::Json(o) => match key {
-                Value::Str(s) => json_get(o, s).map(Value::from_json),
+                Value::Str(s) | Value::Markup(s) => json_get(o, s).map(Value::from_json),
                 _ => None,
             },
         }
@@ -484,7 +484,7 @@ impl<'a> MapRef<'a> {
         match self {
             MapRef::Dict(d) => d
                 .iter()
-                .find(|(k, _)| matches!(k, Value::Str(s) if *s == name))
+                .find(|(k, _)| k.as_str() == Some(name))
                 .map(|(_, v)| *v),
             MapRef::Json(o) => json_get(o, name).map(|v| Value::from_json_in(v, ctx)),
         }
@@ -508,6 +508,9 @@ impl<'a> MapRef<'a> {
 pub(crate) fn binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Value<'a>, b: Value<'a>) -> VResult<'a> {
     if op == BinOp::Concat {
         return concat(ctx, a, b);
+    }
+    if matches!(a, Value::Markup(_)) || matches!(b, Value::Markup(_)) {
+        return super::markup::binop(ctx, op, a, b);
     }
     if let (BinOp::Mod, Value::Str(fmt)) = (op, a) {
         return crate::builtins::percent_format(ctx, fmt, b);
@@ -535,7 +538,7 @@ pub(crate) fn binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Value<'a>, b: Value<'a>) ->
 }
 
 /// `TypeError: unsupported operand type(s) for +: 'int' and 'str'`.
-fn unsupported(op: BinOp, a: &Value<'_>, b: &Value<'_>) -> Error {
+pub(crate) fn unsupported(op: BinOp, a: &Value<'_>, b: &Value<'_>) -> Error {
     err!(
         Type,
         "unsupported operand type(s) for {}: '{}' and '{}'",
@@ -717,6 +720,9 @@ pub(crate) fn eq(a: &Value<'_>, b: &Value<'_>) -> bool {
 fn eq_at(a: &Value<'_>, b: &Value<'_>, depth: usize) -> bool {
     match (a, b) {
         (Value::Str(x), Value::Str(y)) => return x == y,
+        (Value::Markup(_), _) | (_, Value::Markup(_)) => {
+            return eq_at(&a.demark(), &b.demark(), depth);
+        }
         (Value::Int(x), Value::Int(y)) => return x == y,
         (Value::None, Value::None) | (Value::Undefined(_), Value::Undefined(_)) => return true,
         _ => {}
@@ -801,8 +807,8 @@ fn compare_at(op: CmpOp, a: &Value<'_>, b: &Value<'_>, depth: usize) -> Result<b
     if let (Some(x), Some(y)) = (num(a), num(b)) {
         return Ok(num_cmp(x, y).is_some_and(|o| op.holds(o)));
     }
-    if let (Value::Str(x), Value::Str(y)) = (a, b) {
-        // UTF-8 byte order is code point order.
+    if let (Some(x), Some(y)) = (a.as_str(), b.as_str()) {
+        // UTF-8 byte order is code point order; a Markup compares as its text.
         return Ok(op.holds(x.cmp(y)));
     }
     if a.is_undefined() {
@@ -868,6 +874,7 @@ pub(crate) fn contains<'a>(
     item: Value<'a>,
 ) -> Result<bool, Error> {
     let _ = ctx;
+    let (container, item) = (container.demark(), item.demark());
     if let Some(m) = MapRef::of(&container) {
         hashable(&item)?;
         return Ok(m.get(&item).is_some());
@@ -929,6 +936,7 @@ pub(crate) fn getitem<'a>(ctx: &Ctx<'a>, obj: Value<'a>, key: Value<'a>) -> VRes
     if obj.is_undefined() {
         return Err(undefined_error(&obj));
     }
+    let key = key.demark();
     if let Value::Str(name) = key {
         if let Some(v) = str_item(ctx, obj, name) {
             return Ok(v);
@@ -944,6 +952,8 @@ pub(crate) fn getitem<'a>(ctx: &Ctx<'a>, obj: Value<'a>, key: Value<'a>) -> VRes
                 resolve_index(i, s.len()).and_then(|i| s.get_in(i, ctx))
             } else if let Value::Str(s) = obj {
                 str_char(s, i)
+            } else if let Value::Markup(s) = obj {
+                str_char(s, i).map(|c| super::markup::wrap(ctx, c))
             } else if let Some(m) = MapRef::of(&obj) {
                 m.get(&key)
             } else {
@@ -1239,6 +1249,7 @@ pub(crate) fn obj_type_repr(v: &Value<'_>) -> &'static str {
         Value::Int(_) | Value::Big(_) => "int object",
         Value::Float(_) => "float object",
         Value::Str(_) => "str object",
+        Value::Markup(_) => "markupsafe.Markup object",
         Value::List(_) | Value::Json(serde_json::Value::Array(_)) => "list object",
         Value::Tuple(_) => "tuple object",
         Value::Dict(_) | Value::Json(_) => "dict object",
@@ -1340,6 +1351,10 @@ pub(crate) fn slice<'a>(
     stop: Value<'a>,
     step: Value<'a>,
 ) -> VResult<'a> {
+    if let Value::Markup(s) = obj {
+        let r = slice(ctx, Value::Str(s), start, stop, step)?;
+        return Ok(super::markup::wrap(ctx, r));
+    }
     let len = match obj {
         Value::Undefined(_) => return Err(undefined_error(&obj)),
         Value::Str(s) if s.is_ascii() => s.len(),
@@ -1544,7 +1559,7 @@ pub(crate) fn items<'c, 'a>(ctx: &'c Ctx<'a>, v: Value<'a>) -> Result<Items<'c, 
         Value::Dict(d) => Items::DictKeys(d.iter()),
         Value::Json(serde_json::Value::Array(a)) => Items::Json(ctx, a.iter()),
         Value::Json(serde_json::Value::Object(o)) => Items::JsonKeys(o.keys()),
-        Value::Str(s) => Items::Chars(s, s.char_indices()),
+        Value::Str(s) | Value::Markup(s) => Items::Chars(s, s.char_indices()),
         _ => return Err(err!(Type, "'{}' object is not iterable", v.type_name())),
     })
 }
@@ -1553,8 +1568,8 @@ pub(crate) fn items<'c, 'a>(ctx: &'c Ctx<'a>, v: Value<'a>) -> Result<Items<'c, 
 pub(crate) fn length(v: &Value<'_>) -> Result<usize, Error> {
     match v {
         Value::Undefined(_) => Ok(0),
-        Value::Str(s) if s.is_ascii() => Ok(s.len()),
-        Value::Str(s) => Ok(s.chars().count()),
+        Value::Str(s) | Value::Markup(s) if s.is_ascii() => Ok(s.len()),
+        Value::Str(s) | Value::Markup(s) => Ok(s.chars().count()),
         Value::List(l) | Value::Tuple(l) => Ok(l.len()),
         Value::Dict(d) => Ok(d.len()),
         Value::Json(serde_json::Value::Array(a)) => Ok(a.len()),

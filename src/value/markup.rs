@@ -1,0 +1,336 @@
+//! markupsafe's `Markup`: the `str` subclass that jinja2's `|safe` and `|escape` return even
+//! with autoescape off. It prints as its text, but plain strings that meet it are
+//! HTML-escaped: `Markup + str` and `str + Markup` (Python's reflected `__radd__` of a `str`
+//! subclass), `Markup % args`, `Markup.format(...)`, `Markup.join(...)`, the fill of
+//! `center`/`ljust`/`rjust` and the replacement of `replace`. Most other `str` methods return
+//! a `Markup` again (markupsafe 3.0 wraps them); everything else treats it as a `str`.
+//!
+//! The rest of the engine sees a `Markup` through [`Value::as_str`] (its text) and
+//! [`Value::demark`] (the same text as a plain `str`), so only what differs lives here.
+
+use crate::builtins::Kwargs;
+use crate::error::{err, Error, ErrorKind, Limit};
+
+/// The longest string `Markup.join` builds (the VM bounds the other results it stores).
+const MAX_JOIN: usize = 1 << 28;
+use crate::value::ops::{self, BinOp};
+use crate::value::{Ctx, VResult, Value};
+
+/// Appends `s` with markupsafe's escapes: `&`, `<`, `>`, `'` and `"` as `&amp;`, `&lt;`,
+/// `&gt;`, `&#39;` and `&#34;`.
+pub(crate) fn escape_into(out: &mut String, s: &str) {
+    let mut last = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let rep = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'\'' => "&#39;",
+            b'"' => "&#34;",
+            _ => continue,
+        };
+        out.push_str(&s[last..i]);
+        out.push_str(rep);
+        last = i + 1;
+    }
+    out.push_str(&s[last..]);
+}
+
+/// `s` escaped, in the arena; `s` itself when there is nothing to escape.
+pub(crate) fn escape_str<'a>(ctx: &Ctx<'a>, s: &'a str) -> &'a str {
+    if !s
+        .bytes()
+        .any(|b| matches!(b, b'&' | b'<' | b'>' | b'\'' | b'"'))
+    {
+        return s;
+    }
+    let mut out = String::with_capacity(s.len() + s.len() / 4);
+    escape_into(&mut out, s);
+    ctx.arena.alloc_str(&out)
+}
+
+/// markupsafe's `escape(v)`: a `Markup` unchanged, anything else `str(v)` escaped.
+pub(crate) fn escape<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> Value<'a> {
+    match v {
+        Value::Markup(_) => v,
+        Value::Str(s) => Value::Markup(escape_str(ctx, s)),
+        other => {
+            let mut text = String::new();
+            super::fmt::write_str(&mut text, &other);
+            let mut out = String::with_capacity(text.len());
+            escape_into(&mut out, &text);
+            Value::Markup(ctx.arena.alloc_str(&out))
+        }
+    }
+}
+
+/// `Markup(v)`: the text of `str(v)`, trusted.
+pub(crate) fn mark_safe<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> Value<'a> {
+    match v {
+        Value::Markup(_) => v,
+        Value::Str(s) => Value::Markup(s),
+        other => {
+            let mut text = String::new();
+            super::fmt::write_str(&mut text, &other);
+            Value::Markup(ctx.arena.alloc_str(&text))
+        }
+    }
+}
+
+/// A `str` result as a `Markup`, and the `str` items of a list or tuple result too (what
+/// markupsafe's wrapped methods return).
+pub(crate) fn wrap<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> Value<'a> {
+    let mark = |x: &Value<'a>| match *x {
+        Value::Str(s) => Value::Markup(s),
+        other => other,
+    };
+    match v {
+        Value::Str(s) => Value::Markup(s),
+        Value::List(items) => Value::List(ctx.slice(items.iter().map(mark))),
+        Value::Tuple(items) => Value::Tuple(ctx.slice(items.iter().map(mark))),
+        other => other,
+    }
+}
+
+/// `a <op> b` where at least one operand is a `Markup` (`~` never comes here: it is
+/// jinja2's `str` join and gives a plain `str`).
+pub(crate) fn binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Value<'a>, b: Value<'a>) -> VResult<'a> {
+    if a.is_undefined() {
+        return Err(ops::undefined_error(&a));
+    }
+    if b.is_undefined() {
+        return Err(ops::undefined_error(&b));
+    }
+    match op {
+        // `Markup.__add__` / `__radd__`: both operands strings, the plain one escaped.
+        BinOp::Add if a.as_str().is_some() && b.as_str().is_some() => {
+            let (Value::Markup(x) | Value::Str(x)) = escape(ctx, a) else {
+                return Err(ops::unsupported(op, &a, &b));
+            };
+            let (Value::Markup(y) | Value::Str(y)) = escape(ctx, b) else {
+                return Err(ops::unsupported(op, &a, &b));
+            };
+            let mut s =
+                bumpalo::collections::String::with_capacity_in(x.len() + y.len(), ctx.arena);
+            s.push_str(x);
+            s.push_str(y);
+            Ok(Value::Markup(s.into_bump_str()))
+        }
+        // `__mul__` / `__rmul__`: `str.__mul__` of the other operand.
+        BinOp::Mul
+            if !matches!(a.demark(), Value::Int(_) | Value::Big(_) | Value::Bool(_))
+                && !matches!(b.demark(), Value::Int(_) | Value::Big(_) | Value::Bool(_)) =>
+        {
+            let other = if matches!(a, Value::Markup(_)) { b } else { a };
+            Err(err!(
+                Type,
+                "'{}' object cannot be interpreted as an integer",
+                other.type_name()
+            ))
+        }
+        // Repeated, still a Markup.
+        BinOp::Mul => {
+            let r = ops::binop(ctx, op, a.demark(), b.demark())?;
+            Ok(wrap(ctx, r))
+        }
+        BinOp::Mod if matches!(a, Value::Markup(_)) => {
+            let fmt = a.as_str().unwrap_or("");
+            let args = escape_args(ctx, b);
+            let r = crate::builtins::percent_format(ctx, fmt, args)?;
+            Ok(wrap(ctx, r))
+        }
+        // `str % Markup` is `str.__mod__`: plain formatting.
+        BinOp::Mod if a.as_str().is_some() => ops::binop(ctx, op, a, b.demark()),
+        _ => Err(ops::unsupported(op, &a, &b)),
+    }
+}
+
+/// The arguments of `Markup % args` or `Markup.format(...)` as markupsafe's escape helper
+/// prints them: strings escaped (a `Markup` kept), containers printed and escaped, numbers,
+/// `None` and booleans (which print nothing to escape) unchanged so `%d` and `{:.2f}` work.
+fn escape_arg<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> Value<'a> {
+    match v {
+        Value::None
+        | Value::Bool(_)
+        | Value::Int(_)
+        | Value::Big(_)
+        | Value::Float(_)
+        | Value::Undefined(_) => v,
+        other => escape(ctx, other).demark(),
+    }
+}
+
+/// [`escape_arg`] over the argument of `%`: each item of a tuple, each value of a mapping,
+/// else the one value.
+fn escape_args<'a>(ctx: &Ctx<'a>, args: Value<'a>) -> Value<'a> {
+    match args {
+        Value::Tuple(items) => Value::Tuple(ctx.slice(items.iter().map(|x| escape_arg(ctx, *x)))),
+        Value::Dict(entries) => {
+            let mut v = bumpalo::collections::Vec::with_capacity_in(entries.len(), ctx.arena);
+            v.extend(entries.iter().map(|(k, x)| (*k, escape_arg(ctx, *x))));
+            Value::Dict(v.into_bump_slice())
+        }
+        Value::Json(serde_json::Value::Object(o)) => {
+            let mut v = bumpalo::collections::Vec::with_capacity_in(o.len(), ctx.arena);
+            v.extend(o.iter().map(|(k, x)| {
+                (
+                    Value::Str(k.as_str()),
+                    escape_arg(ctx, Value::from_json_in(x, ctx)),
+                )
+            }));
+            Value::Dict(v.into_bump_slice())
+        }
+        other => escape_arg(ctx, other),
+    }
+}
+
+/// `m.name(args)` for a `Markup` `m` whose text is `s`: markupsafe's overrides, else the
+/// `str` method (with a `Markup` result where markupsafe wraps it).
+pub(crate) fn method<'a>(
+    ctx: &Ctx<'a>,
+    s: &'a str,
+    name: &'a str,
+    args: &[Value<'a>],
+    kw: Kwargs<'_, 'a>,
+) -> VResult<'a> {
+    let call =
+        |args: &[Value<'a>]| crate::builtins::call_method(ctx, Value::Str(s), name, args, kw);
+    match name {
+        "join" => {
+            let [items] = args else {
+                return call(args);
+            };
+            let mut out = String::new();
+            for (i, item) in ops::iterate(ctx, *items)?.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(s);
+                }
+                match item {
+                    Value::Markup(x) => out.push_str(x),
+                    Value::Str(x) => escape_into(&mut out, x),
+                    other => {
+                        return Err(err!(
+                            Type,
+                            "sequence item {i}: expected str instance, {} found",
+                            other.type_name()
+                        ))
+                    }
+                }
+                if out.len() > MAX_JOIN {
+                    return Err(Error::new(
+                        ErrorKind::Limit(Limit::Output),
+                        "Markup.join makes a string too long".to_string(),
+                    ));
+                }
+            }
+            Ok(Value::Markup(ctx.arena.alloc_str(&out)))
+        }
+        "format" => {
+            let args: Vec<Value<'a>> = args.iter().map(|a| escape_args(ctx, *a)).collect();
+            let kw: Vec<(&'a str, Value<'a>)> =
+                kw.iter().map(|(k, v)| (*k, escape_arg(ctx, *v))).collect();
+            let r = crate::builtins::call_method(ctx, Value::Str(s), name, &args, &kw)?;
+            Ok(wrap(ctx, r))
+        }
+        // The replacement and the fill character are escaped.
+        "replace" | "center" | "ljust" | "rjust" => {
+            let mut args: Vec<Value<'a>> = args.to_vec();
+            // `replace(old, new)`, `center(width, fillchar)`: the second argument.
+            if let Some(a) = args.get_mut(1) {
+                if a.as_str().is_some() {
+                    *a = escape(ctx, *a).demark();
+                }
+            }
+            Ok(wrap(ctx, call(&args)?))
+        }
+        "capitalize" | "title" | "lower" | "upper" | "lstrip" | "rstrip" | "strip"
+        | "translate" | "expandtabs" | "swapcase" | "zfill" | "casefold" | "removeprefix"
+        | "removesuffix" | "partition" | "rpartition" | "split" | "rsplit" | "splitlines" => {
+            Ok(wrap(ctx, call(args)?))
+        }
+        _ => call(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bumpalo::Bump;
+
+    fn show(v: VResult<'_>) -> String {
+        match v {
+            Ok(v) => {
+                let mut s = String::new();
+                super::super::fmt::write_repr(&mut s, &v);
+                s
+            }
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    #[test]
+    fn add_escapes_the_plain_operand() {
+        // Expected values from markupsafe 3.0.3 through jinja2 3.1.6.
+        let bump = Bump::new();
+        let c = Ctx::for_tests(&bump);
+        let m = Value::Markup("<m>");
+        let n = Value::Str("<b>&");
+        assert_eq!(
+            show(binop(&c, BinOp::Add, m, n)),
+            "Markup('<m>&lt;b&gt;&amp;')"
+        );
+        assert_eq!(
+            show(binop(&c, BinOp::Add, n, m)),
+            "Markup('&lt;b&gt;&amp;<m>')"
+        );
+        assert_eq!(show(binop(&c, BinOp::Add, m, m)), "Markup('<m><m>')");
+        assert_eq!(
+            show(binop(&c, BinOp::Mul, m, Value::Int(2))),
+            "Markup('<m><m>')"
+        );
+        assert_eq!(
+            show(binop(&c, BinOp::Mul, Value::Int(2), m)),
+            "Markup('<m><m>')"
+        );
+        assert_eq!(
+            show(binop(&c, BinOp::Add, m, Value::Int(1))),
+            "error: type error: unsupported operand type(s) for +: 'Markup' and 'int'"
+        );
+    }
+
+    #[test]
+    fn percent_and_methods_escape_arguments() {
+        let bump = Bump::new();
+        let c = Ctx::for_tests(&bump);
+        let n = Value::Str("<b>&");
+        let pct = |f: &'static str, a| show(binop(&c, BinOp::Mod, Value::Markup(f), a));
+        assert_eq!(pct("<%s>", n), "Markup('<&lt;b&gt;&amp;>')");
+        assert_eq!(pct("%d", Value::Int(3)), "Markup('3')");
+        assert_eq!(pct("%.2f", Value::Float(1.5)), "Markup('1.50')");
+        fn call<'a>(c: &Ctx<'a>, recv: &'a str, name: &'a str, args: &[Value<'a>]) -> String {
+            show(method(c, recv, name, args, &[]))
+        }
+        assert_eq!(
+            call(&c, "<m>", "replace", &[Value::Str("m"), n]),
+            "Markup('<&lt;b&gt;&amp;>')"
+        );
+        assert_eq!(
+            call(&c, "<m>", "split", &[Value::Str("m")]),
+            "[Markup('<'), Markup('>')]"
+        );
+        assert_eq!(
+            call(&c, "<m>", "partition", &[Value::Str("m")]),
+            "(Markup('<'), Markup('m'), Markup('>'))"
+        );
+        assert_eq!(call(&c, "<m>", "upper", &[]), "Markup('<M>')");
+        assert_eq!(call(&c, "<m>", "startswith", &[Value::Str("<")]), "True");
+        assert_eq!(call(&c, "<m>", "find", &[Value::Str("m")]), "1");
+        let items = c.list([n, Value::Str("x")]);
+        assert_eq!(
+            call(&c, "<m>", "join", &[items]),
+            "Markup('&lt;b&gt;&amp;<m>x')"
+        );
+        assert_eq!(call(&c, "<m>", "format", &[n]), "Markup('<m>')");
+        assert_eq!(call(&c, "{}!", "format", &[n]), "Markup('&lt;b&gt;&amp;!')");
+    }
+}
