@@ -254,10 +254,24 @@ impl Dict<'_> {
         Some(s)
     }
 
+    /// A JSON string (FunctionGemma writes non-string values with `tojson`, so nested keys
+    /// and strings are JSON-quoted).
+    fn json_string(&mut self) -> Option<String> {
+        let mut it = serde_json::Deserializer::from_str(self.rest()).into_iter::<String>();
+        let s = it.next()?.ok()?;
+        self.i += it.byte_offset();
+        Some(s)
+    }
+
     fn value(&mut self) -> bool {
         self.ws();
         if self.eat(self.q) {
             let Some(s) = self.string() else { return false };
+            self.out.push_str(&quote(&s));
+        } else if self.rest().starts_with('"') {
+            let Some(s) = self.json_string() else {
+                return false;
+            };
             self.out.push_str(&quote(&s));
         } else if self.eat("{") {
             self.out.push('{');
@@ -274,6 +288,8 @@ impl Dict<'_> {
                 self.ws();
                 let key = if self.eat(self.q) {
                     self.string()
+                } else if self.rest().starts_with('"') {
+                    self.json_string()
                 } else {
                     let end = self.rest().find(':');
                     end.map(|e| {
@@ -439,6 +455,11 @@ mod tests {
             "{\"city\": \"Paris, FR\", \"days\": 3, \"tags\": [\"a\", true], \"o\": {\"k\": null}}"
         );
         assert_eq!(dict_to_json("{q:<escape>hi<escape>}"), "{\"q\": \"hi\"}");
+        // FunctionGemma writes non-string values with tojson: JSON keys and strings nest.
+        assert_eq!(
+            dict_to_json("{q:<escape>x<escape>,o:{\"a\": [{\"b\": \"c, }d\"}], \"n\": 1}}"),
+            "{\"q\": \"x\", \"o\": {\"a\": [{\"b\": \"c, }d\"}], \"n\": 1}}"
+        );
         assert_eq!(dict_to_json("{}"), "{}");
         let ns = MM_NS;
         assert_eq!(xml_to_json("Paris"), "\"Paris\"");
