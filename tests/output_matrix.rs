@@ -329,7 +329,7 @@ fn render(f: &str, s: &Scen, forced: bool) -> String {
         "llama3" => {
             let cs = hjson("parameters").join("; ");
             if b.is_empty() {
-                format!("{cs}")
+                cs
             } else {
                 format!("{b}<|python_tag|>{cs}<|eom_id|>")
             }
@@ -655,6 +655,7 @@ fn all_formats() -> Vec<&'static str> {
 }
 
 /// Runs `text` through `check_with` and compares the final message with the expected one.
+#[allow(clippy::too_many_arguments)]
 fn expect(
     f: &str,
     what: &str,
@@ -745,4 +746,236 @@ fn panic_text(e: Box<dyn std::any::Any + Send>) -> String {
         .cloned()
         .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_default()
+}
+
+// ---------------------------------------------------------------- malformed outputs
+
+/// A malformed output and the message its format's definition gives it: arguments are
+/// compared as the exact JSON text (a truncated call keeps the prefix it streamed).
+struct Bad {
+    f: &'static str,
+    forced: bool,
+    text: &'static str,
+    /// `None`: the whole text comes back as content.
+    content: Option<&'static str>,
+    reasoning: &'static str,
+    calls: &'static [(&'static str, &'static str)],
+    malformed: usize,
+}
+
+const fn bad(
+    f: &'static str,
+    text: &'static str,
+    content: Option<&'static str>,
+    calls: &'static [(&'static str, &'static str)],
+    malformed: usize,
+) -> Bad {
+    Bad {
+        f,
+        forced: false,
+        text,
+        content,
+        reasoning: "",
+        calls,
+        malformed,
+    }
+}
+
+/// Unclosed reasoning (or forced-open reasoning cut off): everything is reasoning.
+const fn unclosed(f: &'static str, forced: bool, text: &'static str, r: &'static str) -> Bad {
+    Bad {
+        f,
+        forced,
+        text,
+        content: Some(""),
+        reasoning: r,
+        calls: &[],
+        malformed: 0,
+    }
+}
+
+const BER: &[(&str, &str)] = &[("get_weather", "{\"city\": \"Ber")];
+const BER_CLOSED: &[(&str, &str)] = &[("get_weather", "{\"city\": \"Ber\"}")];
+const CITY_ONLY: &[(&str, &str)] = &[("get_weather", "{\"city\": ")];
+
+const BAD: &[Bad] = &[
+    // hermes
+    bad("hermes", "Checking.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some("Checking.\n"), BER, 1),
+    bad("hermes", "<tool_call>\n{\"name\": get_weather, \"arguments\": {}}\n</tool_call>", None, &[], 1),
+    bad("hermes", "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": Berlin}}\n</tool_call>\nDone.", Some("Berlin}}\n</tool_call>\nDone."), CITY_ONLY, 1),
+    unclosed("hermes", false, "<think>Let me think about 東京", "Let me think about 東京"),
+    bad("hermes", "Wrap calls in <tool_call> tags.", None, &[], 1),
+    // qwen3-coder
+    bad("qwen3-coder", "<tool_call>\n<function=get_weather>\n<parameter=city>\nBer", Some(""), BER_CLOSED, 0),
+    bad("qwen3-coder", "<tool_call>\n<function=get_time>\n", Some(""), &[("get_time", "{}")], 0),
+    unclosed("qwen3-coder", false, "<think>\nplan", "\nplan"),
+    bad("qwen3-coder", "Use <function=name> syntax.", None, &[], 1),
+    // seed-oss
+    bad("seed-oss", "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Ber", Some(""), BER_CLOSED, 0),
+    unclosed("seed-oss", false, "<seed:think>still planning 計画", "still planning 計画"),
+    bad("seed-oss", "Seed wraps calls in <seed:tool_call> tags.", None, &[], 1),
+    // llama3
+    bad("llama3", "<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("llama3", "<|python_tag|>{\"name\": get_weather}", None, &[], 1),
+    bad("llama3", "The answer is {\"name\": 1}.", None, &[], 0),
+    // mistral-nemo: an object is announced only once complete (its id follows the arguments)
+    bad("mistral-nemo", "[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", None, &[], 1),
+    bad("mistral-nemo", "[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": Berlin}}]", None, &[], 1),
+    bad("mistral-nemo", "Mistral models emit [TOOL_CALLS] first.", None, &[], 1),
+    // mistral
+    bad("mistral", "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Ber", Some(""), BER, 1),
+    bad("mistral", "[TOOL_CALLS]get_weather[ARGS]{\"city\": Berlin}", Some("Berlin}"), CITY_ONLY, 1),
+    unclosed("mistral", false, "[THINK]Checking the units", "Checking the units"),
+    // deepseek-r1
+    Bad { f: "deepseek-r1", forced: true, text: "Plan.\n</think>\n\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Ber", content: Some(""), reasoning: "Plan.\n", calls: BER, malformed: 1 },
+    bad("deepseek-r1", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": Berlin}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>", Some("Berlin}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"), CITY_ONLY, 1),
+    unclosed("deepseek-r1", true, "Still reasoning about 東京", "Still reasoning about 東京"),
+    bad("deepseek-r1", "The <｜tool▁call▁begin｜> token starts a call.", None, &[], 1),
+    // deepseek-v3.1
+    Bad { f: "deepseek-v3.1", forced: true, text: "Plan.</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Ber", content: Some(""), reasoning: "Plan.", calls: BER, malformed: 1 },
+    unclosed("deepseek-v3.1", true, "Still reasoning about 東京", "Still reasoning about 東京"),
+    bad("deepseek-v3.1", "The <｜tool▁call▁begin｜> token starts a call.", None, &[], 1),
+    // deepseek-v3.2
+    bad("deepseek-v3.2", "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"city\" string=\"true\">Ber", Some(""), BER_CLOSED, 0),
+    // string="false" with a value that is not JSON: kept as a string.
+    bad("deepseek-v3.2", "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"days\" string=\"false\">three</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>", Some(""), &[("get_weather", "{\"days\": \"three\"}")], 0),
+    unclosed("deepseek-v3.2", false, "<think>weighing options", "weighing options"),
+    bad("deepseek-v3.2", "In DSML, <｜DSML｜ prefixes every tag.", None, &[], 0),
+    // kimi-k2
+    bad("kimi-k2", "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Ber", Some(""), BER, 1),
+    unclosed("kimi-k2", false, "<think>Need the weather in 東京", "Need the weather in 東京"),
+    bad("kimi-k2", "Kimi opens sections with <|tool_calls_section_begin|> markers.", None, &[], 1),
+    // glm-4.5
+    bad("glm-4.5", "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Ber", Some(""), BER_CLOSED, 0),
+    // A value that looks like JSON but is not: kept as a string.
+    bad("glm-4.5", "<tool_call>get_weather\n<arg_key>days</arg_key>\n<arg_value>{\"n\": 3</arg_value>\n</tool_call>", Some(""), &[("get_weather", "{\"days\": \"{\\\"n\\\": 3\"}")], 0),
+    unclosed("glm-4.5", false, "<think>hmm", "hmm"),
+    bad("glm-4.5", "GLM writes <arg_key> tags inside calls.", None, &[], 0),
+    // minimax-m2
+    bad("minimax-m2", "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Ber", Some(""), BER_CLOSED, 0),
+    bad("minimax-m2", "<minimax:tool_call>\n<invoke name=\"get_time\">\n", Some(""), &[("get_time", "{}")], 0),
+    unclosed("minimax-m2", false, "<think>\nuser asks", "\nuser asks"),
+    bad("minimax-m2", "MiniMax wraps calls in <minimax:tool_call> blocks.", None, &[], 1),
+    // minimax-m3
+    bad("minimax-m3", "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"get_weather\">]<]minimax[>[<city>Ber", Some(""), BER_CLOSED, 0),
+    unclosed("minimax-m3", false, "<mm:think>thinking about 東京", "thinking about 東京"),
+    bad("minimax-m3", "a ]<]minimax[>[ b", None, &[], 0),
+    // gpt-oss: arguments are the raw message text, ended by the end of output.
+    bad("gpt-oss", "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\": \"Ber", Some(""), BER, 0),
+    Bad { f: "gpt-oss", forced: false, text: "<|channel|>analysis<|message|>Thinking about 東京", content: Some(""), reasoning: "Thinking about 東京", calls: &[], malformed: 0 },
+    bad("gpt-oss", "Harmony messages start with <|channel|> headers.", None, &[], 1),
+    // pythonic
+    bad("pythonic", "[get_weather(city='Ber", None, &[], 1),
+    bad("pythonic", "Arrays look like [1, 2] in Python.", None, &[], 0),
+    // lfm2
+    bad("lfm2", "<|tool_call_start|>[get_weather(city='Ber", None, &[], 1),
+    unclosed("lfm2", false, "<think>pondering 東京", "pondering 東京"),
+    bad("lfm2", "LFM2 wraps lists in <|tool_call_start|> tokens.", None, &[], 0),
+    // llama4
+    // The first call is complete and kept; the list's `, ` (a trailing comma is allowed) is
+    // consumed before `]` fails, and recovery resumes at the failure (docs/peg.md, Recovery).
+    bad("llama4", "<|python_start|>[get_weather(city='Berlin'), get_time(tz=)]<|python_end|>", Some("get_time(tz=)]"), &[("get_weather", "{\"city\": \"Berlin\"}")], 1),
+    bad("llama4", "Lists look like [1, 2] in prose.", None, &[], 0),
+    // gemma4: arguments are converted at the end of the call; a truncated dict is kept as a
+    // JSON string of its text.
+    bad("gemma4", "<|tool_call>call:get_weather{city:<|\"|>Ber", Some(""), &[("get_weather", "\"{city:<|\\\"|>Ber\"")], 0),
+    unclosed("gemma4", false, "<|channel>thought\nthinking about 東京", "\nthinking about 東京"),
+    bad("gemma4", "Gemma marks calls with <|tool_call> tokens.", None, &[], 1),
+    // functiongemma
+    bad("functiongemma", "<start_function_call>call:get_weather{city:<escape>Ber", Some(""), &[("get_weather", "\"{city:<escape>Ber\"")], 0),
+    bad("functiongemma", "FunctionGemma writes <start_function_call> first.", None, &[], 1),
+    // command-r7b
+    Bad { f: "command-r7b", forced: false, text: "<|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"get_weather\", \"parameters\": {\"city\": \"Ber", content: Some(""), reasoning: "", calls: BER, malformed: 1 },
+    bad("command-r7b", "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": get_weather}]<|END_ACTION|>", None, &[], 1),
+    unclosed("command-r7b", false, "<|START_THINKING|>I will search", "I will search"),
+    bad("command-r7b", "Command models open actions with <|START_ACTION|> tokens.", None, &[], 1),
+    // granite
+    bad("granite", "<|tool_call|>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("granite", "<|tool_call|>[{\"name\": get_weather}]", None, &[], 1),
+    bad("granite", "Granite emits <|tool_call|> tokens.", None, &[], 1),
+    // hunyuan
+    bad("hunyuan", "<tool_calls>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("hunyuan", "<answer>\n<tool_calls>[{\"name\": get_weather}]</tool_calls>\n</answer>", Some("<tool_calls>[{\"name\": get_weather}]</tool_calls>\n"), &[], 1),
+    unclosed("hunyuan", false, "<think>\n思考中", "\n思考中"),
+    bad("hunyuan", "Hunyuan's <tool_calls> block lists calls.", None, &[], 1),
+    // jamba
+    bad("jamba", "<tool_calls>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    // A missing `}`: the call read so far is complete and kept; the rest is content.
+    bad("jamba", "Sure.\n<tool_calls>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Berlin\"}]</tool_calls>", Some("Sure.\n]</tool_calls>"), &[("get_weather", "{\"city\": \"Berlin\"}")], 1),
+    bad("jamba", "Jamba wraps calls in <tool_calls> tags.", None, &[], 1),
+    // nemotron-v2
+    bad("nemotron-v2", "<TOOLCALL>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("nemotron-v2", "<TOOLCALL>[{\"name\": get_weather, \"arguments\": {}}]</TOOLCALL>", None, &[], 1),
+    unclosed("nemotron-v2", false, "<think>ok so", "ok so"),
+    bad("nemotron-v2", "Nemotron emits <TOOLCALL> blocks.", None, &[], 1),
+    // apertus
+    bad("apertus", "<|tools_prefix|>[{\"get_weather\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("apertus", "<|tools_prefix|>[{get_weather: {}}]<|tools_suffix|>", None, &[], 1),
+    unclosed("apertus", false, "<|inner_prefix|>thinking", "thinking"),
+    bad("apertus", "Apertus lists calls after <|tools_prefix|> markers.", None, &[], 1),
+    // functionary-v3.1
+    bad("functionary-v3.1", "<function=get_weather>{\"city\": \"Ber", Some(""), BER, 1),
+    bad("functionary-v3.1", "<function=get_weather>{city: Berlin}</function>", Some("city: Berlin}</function>"), &[("get_weather", "{")], 1),
+    bad("functionary-v3.1", "Functionary uses <function=name> tags.", None, &[], 1),
+    // functionary-v3.2
+    bad("functionary-v3.2", ">>>get_weather\n{\"city\": \"Ber", Some(""), BER, 1),
+    bad("functionary-v3.2", ">>>get_weather\n{\"city\": Berlin}", Some("Berlin}"), CITY_ONLY, 1),
+    bad("functionary-v3.2", ">>>all\nPython prompts look like >>> here.", Some("Python prompts look like >>> here."), &[], 1),
+    // xlam
+    bad("xlam", "[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("xlam", "[{\"name\": \"get_weather\", \"arguments\": {\"city\": Berlin}}]", Some("Berlin}}]"), CITY_ONLY, 1),
+    bad("xlam", "Lists: [1, 2].", None, &[], 0),
+    // firefunction-v2
+    bad("firefunction-v2", " functools[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("firefunction-v2", " functools[{\"name\": get_weather}]", Some("functools[{\"name\": get_weather}]"), &[], 1),
+    bad("firefunction-v2", "Use [brackets] for lists.", None, &[], 0),
+    // llama4 / gigachat3 / internlm2 / phi4-mini / kimi-k3
+    bad("gigachat3", "<|function_call|>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("gigachat3", "Сейчас.<|function_call|>{\"name\": get_weather}", None, &[], 1),
+    bad("gigachat3", "The <|function_call|> token starts a call.", None, &[], 1),
+    bad("internlm2", "<|action_start|><|plugin|>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("internlm2", "Sure.<|action_start|><|plugin|>\n{\"name\": get_weather}<|action_end|>", None, &[], 1),
+    unclosed("internlm2", false, "<think>plan", "plan"),
+    bad("internlm2", "The <|action_start|><|plugin|> tokens open a call.", None, &[], 1),
+    bad("phi4-mini", "<|tool_call|>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("phi4-mini", "functools[{\"name\": get_weather}]", None, &[], 1),
+    bad("phi4-mini", "Phi writes <|tool_call|> before a call.", None, &[], 1),
+    bad("kimi-k3", "<|open|>tools<|sep|><|open|>call tool=\"get_weather\" index=\"1\"<|sep|><|open|>argument key=\"city\" type=\"string\"<|sep|>Ber", Some(""), BER_CLOSED, 0),
+    // A typed argument that is not JSON: kept as a string.
+    bad("kimi-k3", "<|open|>tools<|sep|><|open|>call tool=\"get_weather\" index=\"1\"<|sep|><|open|>argument key=\"days\" type=\"number\"<|sep|>three<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>", Some(""), &[("get_weather", "{\"days\": \"three\"}")], 0),
+    unclosed("kimi-k3", true, "Still thinking about 東京", "Still thinking about 東京"),
+    bad("kimi-k3", "XTML tags look like <|open|>name<|sep|>.", None, &[], 0),
+];
+
+#[test]
+fn malformed_matrix() {
+    let mut failures = Vec::new();
+    for b in BAD {
+        let r = std::panic::catch_unwind(|| {
+            let m = check_with(b.f, &opts(b.forced), b.text);
+            let ctx = format!("{} malformed\noutput: {:?}\nmessage: {m:?}", b.f, b.text);
+            assert_eq!(m.content, b.content.unwrap_or(b.text), "content: {ctx}");
+            assert_eq!(m.reasoning, b.reasoning, "reasoning: {ctx}");
+            assert_eq!(m.malformed, b.malformed, "malformed: {ctx}");
+            let got: Vec<(&str, &str)> = m
+                .tool_calls
+                .iter()
+                .map(|c| (c.name.as_str(), c.arguments.as_str()))
+                .collect();
+            assert_eq!(got, b.calls, "calls: {ctx}");
+        });
+        if let Err(e) = r {
+            failures.push(panic_text(e));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failing cases:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    // Every format has malformed cases.
+    for f in all_formats() {
+        assert!(BAD.iter().any(|b| b.f == f), "no malformed case for {f}");
+    }
 }

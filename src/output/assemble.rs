@@ -153,6 +153,9 @@ impl Assembler {
             });
         } else {
             c.pending.push_str(s);
+            // The header goes out with the first argument byte, not when the capture opens:
+            // arguments that fail before any byte (a stray marker in prose) are no call.
+            self.start();
         }
     }
 
@@ -241,7 +244,6 @@ impl Sink for Assembler {
             Kind::Key => self.key.clear(),
             Kind::Args => {
                 self.call_mut();
-                self.start();
             }
             Kind::Value => self.val = Some(Val::Undecided(String::new())),
             Kind::SValue => {
