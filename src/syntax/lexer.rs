@@ -107,7 +107,7 @@ pub(crate) fn normalize(source: &str) -> String {
 pub(crate) fn tokenize(src: &str) -> Result<Vec<Token<'_>>, Error> {
     Lexer {
         src,
-        out: Vec::new(),
+        out: Vec::with_capacity(src.len() / 8 + 8),
     }
     .run()
 }
@@ -429,10 +429,22 @@ fn find_tag(bytes: &[u8], mut pos: usize) -> Option<(usize, TagKind)> {
 
 /// The offset of the first non-whitespace character at or after `pos`.
 fn skip_space(src: &str, pos: usize) -> usize {
-    src[pos..]
-        .char_indices()
-        .find(|(_, c)| !py_isspace(*c))
-        .map_or(src.len(), |(i, _)| pos + i)
+    let bytes = src.as_bytes();
+    let mut i = pos;
+    // ASCII whitespace byte by byte; anything else non-ASCII goes through the char test.
+    while let Some(&b) = bytes.get(i) {
+        if b == b' ' || (b'\t'..=b'\r').contains(&b) || (0x1c..=0x1f).contains(&b) {
+            i += 1;
+        } else if b < 0x80 {
+            return i;
+        } else {
+            return src[i..]
+                .char_indices()
+                .find(|(_, c)| !py_isspace(*c))
+                .map_or(src.len(), |(j, _)| i + j);
+        }
+    }
+    i
 }
 
 /// The end of `src[start..end]` with trailing whitespace removed.

@@ -144,6 +144,7 @@ impl<'a, 'o> Vm<'a, 'o> {
             bound,
             loops: self.loops.len() as u32,
         });
+        self.base = base;
         *pc = info.entry as usize;
         Ok(())
     }
@@ -161,6 +162,7 @@ impl<'a, 'o> Vm<'a, 'o> {
         self.out.truncate(start);
         self.slots.truncate(frame.base as usize);
         self.loops.truncate(frame.loops as usize);
+        self.base = self.frames.last().map_or(0, |f| f.base as usize);
         *pc = frame.ret_pc as usize;
         self.stack.push(Value::Str(text));
         Ok(())
@@ -179,7 +181,11 @@ pub(super) fn macro_attr<'a>(
     Some(match name {
         "name" => Value::Str(&info.name),
         "arguments" => Value::Tuple(
-            ctx.slice(info.params.iter().map(|p| Value::Str(&prog.strs[*p as usize]))),
+            ctx.slice(
+                info.params
+                    .iter()
+                    .map(|p| Value::Str(&prog.strs[*p as usize])),
+            ),
         ),
         "catch_varargs" => Value::Bool(info.varargs_slot != NONE16),
         "catch_kwargs" => Value::Bool(info.kwargs_slot != NONE16),

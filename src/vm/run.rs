@@ -39,6 +39,8 @@ pub(super) struct Vm<'a, 'o> {
     pub(super) stack: Vec<Value<'a>>,
     pub(super) slots: Vec<Value<'a>>,
     pub(super) frames: Vec<Frame>,
+    /// First slot of the current frame (the top of `frames`), kept at hand for slot access.
+    pub(super) base: usize,
     pub(super) loops: Vec<LoopRun<'a>>,
     pub(super) collects: Vec<Vec<Value<'a>>>,
     pub(super) captures: Vec<usize>,
@@ -72,6 +74,7 @@ pub(crate) fn run<'a>(
             bound: 0,
             loops: 0,
         }],
+        base: 0,
         loops: Vec::new(),
         collects: Vec::new(),
         captures: Vec::new(),
@@ -103,7 +106,7 @@ impl<'a, 'o> Vm<'a, 'o> {
 
     #[inline]
     fn base(&self) -> usize {
-        self.frames.last().map_or(0, |f| f.base as usize)
+        self.base
     }
 
     #[inline]
@@ -142,13 +145,17 @@ impl<'a, 'o> Vm<'a, 'o> {
         Ok(())
     }
 
+    /// The dispatch loop. `pc` is kept up to date with the instruction being executed (for
+    /// error locations); the loop itself counts in a local.
     fn exec(&mut self, pc: &mut usize) -> Result<(), Error> {
         let prog = self.prog;
         let ctx = self.ctx;
         let code = &prog.code[..];
         let mut fuel = self.limits.fuel;
+        let mut ip = *pc;
         loop {
-            let Some(&instr) = code.get(*pc) else {
+            *pc = ip;
+            let Some(&instr) = code.get(ip) else {
                 return Err(err!(Runtime, "internal: jump out of the program"));
             };
             if fuel == 0 {
@@ -161,7 +168,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                 ));
             }
             fuel -= 1;
-            *pc += 1;
+            ip += 1;
             match instr {
                 Instr::EmitRaw(s, e) => {
                     self.out
@@ -333,22 +340,22 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::Pop => {
                     self.pop();
                 }
-                Instr::Jump(t) => *pc = t as usize,
+                Instr::Jump(t) => ip = t as usize,
                 Instr::JumpIfFalse(t) => {
                     if !self.pop().is_true() {
-                        *pc = t as usize;
+                        ip = t as usize;
                     }
                 }
                 Instr::JumpIfFalseOrPop(t) => {
                     if self.stack.last().is_some_and(|v| !v.is_true()) {
-                        *pc = t as usize;
+                        ip = t as usize;
                     } else {
                         self.pop();
                     }
                 }
                 Instr::JumpIfTrueOrPop(t) => {
                     if self.stack.last().is_some_and(|v| v.is_true()) {
-                        *pc = t as usize;
+                        ip = t as usize;
                     } else {
                         self.pop();
                     }
@@ -393,7 +400,11 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::Call { argc, kw } => {
                     let (args, kwargs) = self.take_args(argc, kw);
                     let callee = self.pop();
-                    self.call(callee, &args, &kwargs, pc)?;
+                    {
+                        let mut next = ip;
+                        self.call(callee, &args, &kwargs, &mut next)?;
+                        ip = next;
+                    }
                 }
                 Instr::Extend => {
                     let more = self.pop();
@@ -417,13 +428,21 @@ impl<'a, 'o> Vm<'a, 'o> {
                             kwargs.push((k, ops::getitem(ctx, m, *key)?));
                         }
                     }
-                    self.call(callee, &args, &kwargs, pc)?;
+                    {
+                        let mut next = ip;
+                        self.call(callee, &args, &kwargs, &mut next)?;
+                        ip = next;
+                    }
                 }
                 Instr::CallMethod { name, argc, kw } => {
                     let (args, kwargs) = self.take_args(argc, kw);
                     let recv = self.pop();
                     let name: &'a str = &prog.strs[name as usize];
-                    self.call_method(recv, name, &args, &kwargs, pc)?;
+                    {
+                        let mut next = ip;
+                        self.call_method(recv, name, &args, &kwargs, &mut next)?;
+                        ip = next;
+                    }
                 }
                 Instr::Unpack(n) => {
                     let v = self.pop();
@@ -477,13 +496,13 @@ impl<'a, 'o> Vm<'a, 'o> {
                             lp.next += 1;
                             self.push(item);
                         }
-                        None => *pc = t as usize,
+                        None => ip = t as usize,
                     }
                 }
                 Instr::LoopEnd(t) => {
                     if let Some(lp) = self.loops.pop() {
                         if lp.next > 0 {
-                            *pc = t as usize;
+                            ip = t as usize;
                         }
                     }
                 }
@@ -514,10 +533,14 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::JumpIfBound(i, t) => {
                     let bound = self.frames.last().map_or(0, |f| f.bound);
                     if bound & (1u64 << (i & 63)) != 0 {
-                        *pc = t as usize;
+                        ip = t as usize;
                     }
                 }
-                Instr::Return => self.ret(pc)?,
+                Instr::Return => {
+                    let mut next = ip;
+                    self.ret(&mut next)?;
+                    ip = next;
+                }
                 Instr::SetAttr(i) => {
                     let name: &'a str = &prog.strs[i as usize];
                     let value = self.pop();
