@@ -922,7 +922,6 @@ fn options_mut_changes_limits_of_a_compiled_template() {
 // Engine bugs: each fails until the engine is fixed (see the report in BUG_FILES' comments).
 
 #[test]
-#[ignore = "open engine bug: padding widths (center/ljust/zfill/format/%/indent) allocate before the output limit is checked"]
 fn engine_bug_padding_width_aborts_process_on_allocation() {
     // `'a'.center(10**12)` and friends try to allocate the full width before checking any
     // limit: `memory allocation of 1000000000000 bytes failed`, the process aborts.
@@ -942,21 +941,18 @@ fn engine_bug_padding_width_aborts_process_on_allocation() {
 }
 
 #[test]
-#[ignore = "open engine bug: str.replace results are not checked against the value size limit"]
 fn engine_bug_str_replace_growth_is_unbounded() {
     // `ns.s.replace('a', 'aa')` doubling: the value limit is never checked; hangs / eats memory.
     run_all(&file_case("replace_blowup"));
 }
 
 #[test]
-#[ignore = "open engine bug: str.format results are not checked against the value size limit"]
 fn engine_bug_format_method_growth_is_unbounded() {
     // `'{0}{0}'.format(s)` doubling: no value limit; hangs / eats memory.
     run_all(&file_case("format_doubling"));
 }
 
 #[test]
-#[ignore = "open engine bug: printing, tojson and == walk shared nested lists without fuel"]
 fn engine_bug_shared_nested_lists_hang() {
     // `[s, s]` 40 times is a DAG with 2^40 leaves: printing, tojson and == walk it all
     // without fuel or output checks and hang.
@@ -994,7 +990,6 @@ fn engine_bug_self_is_undefined() {
 }
 
 #[test]
-#[ignore = "open engine bug: wordwrap(0) renders instead of raising ValueError"]
 fn engine_bug_wordwrap_zero_width() {
     // Reference: ValueError `invalid width 0 (must be > 0)`; the engine wraps every char.
     run_all(&file_case("wordwrap_zero"));
@@ -1013,12 +1008,11 @@ fn engine_bug_ternary_else_chain_overflows_parser_stack() {
 }
 
 #[test]
-#[ignore = "open engine bug: fuel does not charge for copying large dicts"]
 fn engine_bug_quadratic_dict_copy_is_slow() {
     // `{% set ns.d = dict(ns.d, **{...}) %}` 100k times copies an ever larger dict; fuel
-    // counts instructions, not the size of the copies, so the render runs ~11 s in release
-    // (over the 20 s guard in debug) before the value-size limit ends it. Passes in release,
-    // fails in debug, until fuel is charged by the size of copied values.
+    // counts instructions, not the size of the copies. Fixed: `dict()` copies a dict without
+    // searching its (unique) keys, indexes keys when adding, and checks the arena's growth,
+    // so the value-size limit ends it in milliseconds.
     run_all(&file_case("dict_blowup"));
 }
 

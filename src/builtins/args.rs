@@ -335,6 +335,7 @@ pub(crate) mod testutil {
         let ctx = Ctx {
             arena,
             now: crate::clock::DateTime::from_unix(0, 0),
+            max_value: crate::Limits::default().max_output,
         };
         f(&ctx)
     }

@@ -8,7 +8,7 @@ use crate::value::ops;
 use crate::value::{Ctx, IterKind, VResult, Value};
 
 use super::args::{bind, int_arg, no_args, opt_int_arg, splitlines, str_arg, to_str};
-use super::strmethods::{capitalize, center, py_replace, py_strip, Strip};
+use super::strmethods::{capitalize, center, check_replace, py_replace, py_strip, Strip};
 use super::{FilterFn, Kwargs};
 
 /// The value filter called `name`, if there is one.
@@ -59,8 +59,9 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
                 return Err(err!(Type, "do_replace() missing required arguments"));
             };
             let count = opt_int_arg(count)?.unwrap_or(-1);
-            let s = to_str(ctx, &v);
-            let r = py_replace(s, to_str(ctx, &old), to_str(ctx, &new), count);
+            let (s, old, new) = (to_str(ctx, &v), to_str(ctx, &old), to_str(ctx, &new));
+            check_replace(ctx, s, old, new, count)?;
+            let r = py_replace(s, old, new, count);
             Ok(ctx.str(&r))
         },
         "indent" => indent as FilterFn,
@@ -116,7 +117,7 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
         "center" => |ctx, v, a, k| {
             let [width] = bind("center", ["width"], a, k)?;
             let width = width.map_or(Ok(80), |w| int_arg(&w))?;
-            let r = ctx.str(&center(to_str(ctx, &v), width, ' '));
+            let r = ctx.str(&center(ctx, to_str(ctx, &v), width, ' ')?);
             Ok(keep_markup(ctx, &v, r))
         },
         "truncate" => truncate as FilterFn,
@@ -209,9 +210,11 @@ fn indent<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -
     let ind: &str = match width {
         None => "    ",
         Some(Value::Str(s)) => s,
-        Some(w) => ctx
-            .arena
-            .alloc_str(&" ".repeat(usize::try_from(int_arg(&w)?).unwrap_or(0))),
+        Some(w) => {
+            let w = usize::try_from(int_arg(&w)?).unwrap_or(0);
+            ctx.check_bytes(w)?;
+            ctx.arena.alloc_str(&" ".repeat(w))
+        }
     };
     let s = match v {
         Value::Str(s) => s,
@@ -228,8 +231,16 @@ fn indent<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -
     src.push_str(s);
     src.push('\n');
     let lines = splitlines(&src);
+    // At most one indent a line after the first, plus one with `first`: checked before
+    // building.
+    let first = first.is_some_and(|f| f.is_true());
+    let bytes = ind
+        .len()
+        .checked_mul(lines.len().saturating_sub(1) + usize::from(first))
+        .and_then(|b| b.checked_add(s.len()));
+    ctx.check_bytes(bytes.unwrap_or(usize::MAX))?;
     let mut out = String::with_capacity(s.len() * 2);
-    if first.is_some_and(|f| f.is_true()) {
+    if first {
         out.push_str(ind);
     }
     let blank = blank.is_some_and(|b| b.is_true());
@@ -500,13 +511,17 @@ fn wordwrap<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>)
         a,
         k,
     )?;
-    let width = usize::try_from(width.map_or(Ok(79), |w| int_arg(&w))?)
-        .unwrap_or(0)
-        .max(1);
+    let width = width.map_or(Ok(79), |w| int_arg(&w))?;
     let break_long = break_long.map_or(true, |b| b.is_true());
     let sep = wrapstring.map_or("\n", |w| to_str(ctx, &w));
+    let lines = splitlines(to_str(ctx, &v));
+    // textwrap refuses the width when it wraps a line (an empty text has none).
+    if width <= 0 && !lines.is_empty() {
+        return Err(err!(Value, "invalid width {width} (must be > 0)"));
+    }
+    let width = usize::try_from(width).unwrap_or(1);
     let mut lines_out: Vec<String> = Vec::new();
-    for line in splitlines(to_str(ctx, &v)) {
+    for line in lines {
         let mut wrapped: Vec<String> = Vec::new();
         let mut cur = String::new();
         for word in line.split_whitespace() {

@@ -1,7 +1,7 @@
 //! Python string formatting: `fmt % args`, `str.format(...)` with its format-spec
 //! mini-language, and the numeric filters (`int`, `float`, `round`) that share its parsing.
 
-use crate::error::{err, Error};
+use crate::error::{err, Error, ErrorKind, Limit};
 use crate::value::fmt::{write_float, write_repr, write_str};
 use crate::value::ops;
 use crate::value::{Ctx, VResult, Value};
@@ -75,6 +75,25 @@ fn parse_spec(s: &str) -> Result<Spec, Error> {
         return Err(err!(Value, "Invalid format specifier '{s}'"));
     }
     Ok(sp)
+}
+
+/// Fails with `Limit(Output)` when the spec's width (or, for numbers, its precision) would
+/// make a result larger than `max` bytes: checked before any padding is allocated.
+fn check_spec(sp: &Spec, numeric: bool, max: usize) -> Result<(), Error> {
+    let fill = sp.fill.map_or(1, char::len_utf8);
+    let width = sp.width.saturating_mul(fill);
+    let precision = if numeric {
+        sp.precision.unwrap_or(0)
+    } else {
+        0
+    };
+    if width > max || precision > max {
+        return Err(Error::new(
+            ErrorKind::Limit(Limit::Output),
+            format!("a value larger than the output limit ({max} bytes)"),
+        ));
+    }
+    Ok(())
 }
 
 /// Pads `body` (already signed/prefixed by `sign_len` leading chars) per the spec.
@@ -286,14 +305,15 @@ fn write_number(out: &mut String, neg: bool, body: &str, sp: &Spec) {
     pad(out, &format!("{sign}{body}"), prefix_len, sp, true);
 }
 
-/// `format(v, spec)`, as `str.format` calls it.
-fn format_value(out: &mut String, v: &Value<'_>, spec: &str) -> Result<(), Error> {
+/// `format(v, spec)`, as `str.format` calls it; `max` is the value limit.
+fn format_value(out: &mut String, v: &Value<'_>, spec: &str, max: usize) -> Result<(), Error> {
     let v = &v.demark();
     if spec.is_empty() {
         write_str(out, v);
         return Ok(());
     }
     let sp = parse_spec(spec)?;
+    check_spec(&sp, !matches!(v, Value::Str(_)), max)?;
     match v {
         Value::Str(s) => {
             if !matches!(sp.ty, None | Some('s')) {
@@ -484,11 +504,15 @@ pub(crate) fn percent<'a>(
         if sp.align == Some('<') {
             sp.zero = false;
         }
+        check_spec(&sp, !matches!(ty, 's' | 'r' | 'a'), ctx.max_value)?;
         let v = match arg {
             Some(v) => v,
             None => take(&mut next)?,
         };
         percent_one(out, &v, ty, sp, pos)?;
+        if out.len() > ctx.max_value {
+            return Err(ctx.too_large());
+        }
     }
     let leftover = if single {
         next == 0 && !used_key
@@ -661,7 +685,7 @@ fn format_into<'a>(
             spec
         };
         match conv {
-            None => format_value(out, &v, spec)?,
+            None => format_value(out, &v, spec, ctx.max_value)?,
             Some(c) => {
                 let mut s = String::new();
                 match c {
@@ -670,8 +694,16 @@ fn format_into<'a>(
                     "a" => write_ascii(&mut s, &v),
                     _ => return Err(err!(Value, "Unknown conversion specifier {c}")),
                 }
-                format_value(out, &Value::Str(ctx.arena.alloc_str(&s)), spec)?;
+                format_value(
+                    out,
+                    &Value::Str(ctx.arena.alloc_str(&s)),
+                    spec,
+                    ctx.max_value,
+                )?;
             }
+        }
+        if out.len() > ctx.max_value {
+            return Err(ctx.too_large());
         }
     }
     out.push_str(rest);

@@ -1,6 +1,8 @@
 //! The global functions of transformers' environment: `range`, `namespace`, `dict`,
 //! `raise_exception`, `strftime_now`; `lipsum`, `cycler` and `joiner` are refused.
 
+use std::collections::HashMap;
+
 use crate::error::{err, Error, ErrorKind};
 use crate::value::ops;
 use crate::value::{Ctx, Global, Namespace, VResult, Value};
@@ -217,24 +219,19 @@ fn dict_items<'a>(
     args: &[Value<'a>],
     kwargs: Kwargs<'_, 'a>,
 ) -> Result<Vec<(Value<'a>, Value<'a>)>, Error> {
-    let mut out: Vec<(Value<'a>, Value<'a>)> = Vec::new();
-    let mut put = |k: Value<'a>, v: Value<'a>| -> Result<(), Error> {
-        check_hashable(&k)?;
-        match out.iter_mut().find(|(x, _)| ops::eq(x, &k)) {
-            Some(slot) => slot.1 = v,
-            None => out.push((k, v)),
-        }
-        Ok(())
-    };
+    let mut out = DictBuilder::default();
     match args {
         [] => {}
         [src] => {
             if let Some(p) = pairs(ctx, src) {
-                for (k, v) in p {
-                    put(*k, *v)?;
-                }
+                // A dict's keys are unique already: copied without the search.
+                ctx.check_items(p.len().saturating_add(kwargs.len()))?;
+                out.items.reserve(p.len() + kwargs.len());
+                out.items.extend_from_slice(p);
             } else {
-                for (i, item) in ops::iterate(ctx, *src)?.iter().enumerate() {
+                let items = ops::iterate(ctx, *src)?;
+                ctx.check_items(items.len())?;
+                for (i, item) in items.iter().enumerate() {
                     let kv = ops::iterate(ctx, *item).map_err(|_| {
                         err!(
                             Type,
@@ -248,7 +245,7 @@ fn dict_items<'a>(
                             kv.len()
                         ));
                     };
-                    put(*k, *v)?;
+                    out.put(*k, *v)?;
                 }
             }
         }
@@ -261,9 +258,98 @@ fn dict_items<'a>(
         }
     }
     for (k, v) in kwargs {
-        put(Value::Str(k), *v)?;
+        out.put(Value::Str(k), *v)?;
     }
-    Ok(out)
+    Ok(out.items)
+}
+
+/// Dict items being built, with an index of their keys once there are more than a few, so
+/// that adding a key costs O(1) for string and integer keys (Python's hash table) instead of
+/// a search of every key; keys of other kinds are searched among themselves.
+#[derive(Default)]
+struct DictBuilder<'a> {
+    /// The items, in first-insertion order, keys unique.
+    items: Vec<(Value<'a>, Value<'a>)>,
+    /// The position of each string key (once indexed).
+    strs: HashMap<&'a str, usize>,
+    /// The position of each key equal to an `i64` (ints, bools, integral floats).
+    ints: HashMap<i64, usize>,
+    /// The positions of the other keys.
+    others: Vec<usize>,
+    /// How many items the index covers.
+    indexed: usize,
+}
+
+/// Below this many items a key is found by comparing with each.
+const INDEX_FROM: usize = 16;
+
+/// How [`DictBuilder`] indexes a key: equal keys always index alike.
+enum KeyClass<'a> {
+    Str(&'a str),
+    Int(i64),
+    Other,
+}
+
+impl<'a> DictBuilder<'a> {
+    /// The index class of `k`: `1`, `1.0` and `True` are the same key, as in Python.
+    fn class(k: &Value<'a>) -> KeyClass<'a> {
+        match *k {
+            Value::Str(s) => KeyClass::Str(s),
+            Value::Int(i) => KeyClass::Int(i),
+            Value::Bool(b) => KeyClass::Int(i64::from(b)),
+            Value::Float(f)
+                if f.fract() == 0.0 && (i64::MIN as f64..-(i64::MIN as f64)).contains(&f) =>
+            {
+                KeyClass::Int(f as i64)
+            }
+            _ => KeyClass::Other,
+        }
+    }
+
+    /// Adds the item at position `i` to the index.
+    fn index(&mut self, i: usize) {
+        match Self::class(&self.items[i].0) {
+            KeyClass::Str(s) => {
+                self.strs.insert(s, i);
+            }
+            KeyClass::Int(n) => {
+                self.ints.insert(n, i);
+            }
+            KeyClass::Other => self.others.push(i),
+        }
+    }
+
+    /// Sets `k` to `v`: in place when the key is there, else appended.
+    fn put(&mut self, k: Value<'a>, v: Value<'a>) -> Result<(), Error> {
+        check_hashable(&k)?;
+        if self.items.len() < INDEX_FROM {
+            match self.items.iter_mut().find(|(x, _)| ops::eq(x, &k)) {
+                Some(slot) => slot.1 = v,
+                None => self.items.push((k, v)),
+            }
+            return Ok(());
+        }
+        while self.indexed < self.items.len() {
+            self.index(self.indexed);
+            self.indexed += 1;
+        }
+        let found = match Self::class(&k) {
+            KeyClass::Str(s) => self.strs.get(s).copied(),
+            KeyClass::Int(n) => self.ints.get(&n).copied(),
+            KeyClass::Other => {
+                let items = &self.items;
+                self.others
+                    .iter()
+                    .copied()
+                    .find(|&i| ops::eq(&items[i].0, &k))
+            }
+        };
+        match found {
+            Some(i) => self.items[i].1 = v,
+            None => self.items.push((k, v)),
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -304,6 +390,37 @@ mod unit {
             let e = r(&[Value::Int(100_001)]).err().expect("an error");
             assert_eq!(e.kind(), ErrorKind::Overflow);
             assert!(r(&[Value::Int(100_000)]).is_ok());
+        });
+    }
+
+    #[test]
+    fn dict_dedups_keys_past_the_index_threshold() {
+        with_ctx(|ctx| {
+            // 40 pairs: 20 string keys, each twice; then 1, 1.0 and True, one key.
+            let mut pairs: Vec<Value<'static>> = (0..40)
+                .map(|i| {
+                    let k = ctx.arena.alloc_str(&format!("k{}", i % 20));
+                    Value::Tuple(leak([Value::Str(k), Value::Int(i)]))
+                })
+                .collect();
+            for k in [Value::Int(1), Value::Float(1.0), Value::Bool(true)] {
+                pairs.push(Value::Tuple(leak([k, Value::Str("one")])));
+            }
+            let d = call(ctx, Global::Dict, &[Value::List(leak(pairs))], &[]).unwrap();
+            let Value::Dict(items) = d else {
+                panic!("not a dict")
+            };
+            assert_eq!(items.len(), 21);
+            assert_eq!(s(&items[0].0), "k0");
+            assert_eq!(s(&items[0].1), "20");
+            assert_eq!(s(&items[20].0), "1");
+            // Copying a big dict and adding a keyword keeps the order, replaces in place.
+            let d2 = call(ctx, Global::Dict, &[d], &[("k3", Value::Int(-1))]).unwrap();
+            let Value::Dict(items2) = d2 else {
+                panic!("not a dict")
+            };
+            assert_eq!(items2.len(), 21);
+            assert_eq!(s(&items2[3].1), "-1");
         });
     }
 

@@ -48,14 +48,19 @@ pub(crate) fn global(name: &str) -> Option<Global> {
     globals::lookup(name)
 }
 
-/// Calls global function `g`.
+/// Calls global function `g`. The result is checked against the value limit (the VM checks
+/// operator and filter results, not calls); `dict()` also checks the arena's growth.
 pub(crate) fn call_global<'a>(
     ctx: &Ctx<'a>,
     g: Global,
     args: &[Value<'a>],
     kwargs: Kwargs<'_, 'a>,
 ) -> VResult<'a> {
-    globals::call(ctx, g, args, kwargs)
+    let v = globals::call(ctx, g, args, kwargs)?;
+    if ctx.value_too_big(&v) {
+        return Err(ctx.too_large());
+    }
+    Ok(v)
 }
 
 /// Whether `recv.name` is a method (which then shadows a key of the same name).
@@ -63,7 +68,8 @@ pub(crate) fn has_method(recv: &Value<'_>, name: &str) -> bool {
     methods::has_method(recv, name)
 }
 
-/// Calls method `name` of `recv`.
+/// Calls method `name` of `recv`. The result is checked against the value limit (the VM
+/// checks operator and filter results, not calls).
 pub(crate) fn call_method<'a>(
     ctx: &Ctx<'a>,
     recv: Value<'a>,
@@ -71,7 +77,11 @@ pub(crate) fn call_method<'a>(
     args: &[Value<'a>],
     kwargs: Kwargs<'_, 'a>,
 ) -> VResult<'a> {
-    methods::call_method(ctx, recv, name, args, kwargs)
+    let v = methods::call_method(ctx, recv, name, args, kwargs)?;
+    if ctx.value_too_big(&v) {
+        return Err(ctx.too_large());
+    }
+    Ok(v)
 }
 
 /// Python's `fmt % args` for a string `fmt` (the sandboxed `%` formatting of jinja2).

@@ -139,6 +139,7 @@ pub(super) fn call<'a>(
             let old = str_arg(name, &old.unwrap_or(Value::None))?;
             let new = str_arg(name, &new.unwrap_or(Value::None))?;
             let count = opt_int_arg(count)?.unwrap_or(-1);
+            check_replace(ctx, s, old, new, count)?;
             Ok(ctx.str(&py_replace(s, old, new, count)))
         }
         "upper" | "lower" | "title" | "capitalize" | "swapcase" | "casefold" => {
@@ -206,6 +207,9 @@ pub(super) fn call<'a>(
                     out.push_str(s);
                 }
                 out.push_str(p);
+                if out.len() > ctx.max_value {
+                    return Err(ctx.too_large());
+                }
             }
             Ok(ctx.str(&out))
         }
@@ -236,6 +240,7 @@ pub(super) fn call<'a>(
             if w <= n {
                 return Ok(Value::Str(s));
             }
+            check_pad(ctx, s, w - n, '0')?;
             let zeros = "0".repeat((w - n) as usize);
             let (sign, rest) = match s.chars().next() {
                 Some(c @ ('+' | '-')) => (c.to_string(), &s[1..]),
@@ -266,11 +271,12 @@ pub(super) fn call<'a>(
             if w <= n {
                 return Ok(Value::Str(s));
             }
+            check_pad(ctx, s, w - n, fill)?;
             let pad = |k: i64| std::iter::repeat(fill).take(k as usize).collect::<String>();
             Ok(ctx.str(&match name {
                 "ljust" => format!("{s}{}", pad(w - n)),
                 "rjust" => format!("{}{s}", pad(w - n)),
-                _ => center(s, w, fill),
+                _ => center(ctx, s, w, fill)?,
             }))
         }
         "removeprefix" | "removesuffix" => {
@@ -311,6 +317,7 @@ pub(super) fn call<'a>(
                     '\t' => {
                         if size > 0 {
                             let n = size - col % size;
+                            ctx.check_bytes(out.len().saturating_add(n as usize))?;
                             out.extend(std::iter::repeat(' ').take(n as usize));
                             col += n;
                         }
@@ -450,6 +457,40 @@ fn char_range(
     Ok((bs, be, cs as usize))
 }
 
+/// Fails with `Limit(Output)` when `s.replace(old, new, count)` would be larger than the
+/// value limit. Counts the matches only when a cheap bound (every position a match) does not
+/// already show the result fits.
+pub(crate) fn check_replace(
+    ctx: &Ctx<'_>,
+    s: &str,
+    old: &str,
+    new: &str,
+    count: i64,
+) -> Result<(), Error> {
+    let Some(growth) = new.len().checked_sub(old.len()).filter(|g| *g > 0) else {
+        return Ok(());
+    };
+    let max = usize::try_from(count).unwrap_or(usize::MAX);
+    let bound = (s.len() / old.len().max(1) + 1).min(max);
+    let size = |matches: usize| {
+        matches
+            .checked_mul(growth)
+            .and_then(|g| g.checked_add(s.len()))
+    };
+    if size(bound).is_some_and(|b| b <= ctx.max_value) {
+        return Ok(());
+    }
+    let matches = if old.is_empty() {
+        s.chars().count() + 1
+    } else {
+        s.matches(old).count()
+    };
+    match size(matches.min(max)) {
+        Some(b) => ctx.check_bytes(b),
+        None => Err(ctx.too_large()),
+    }
+}
+
 /// `s.replace(old, new, count)`; a negative `count` replaces all.
 pub(crate) fn py_replace(s: &str, old: &str, new: &str, count: i64) -> String {
     let max = usize::try_from(count).unwrap_or(usize::MAX);
@@ -484,19 +525,33 @@ pub(crate) fn capitalize(s: &str) -> String {
     out
 }
 
-/// `s.center(width, fill)` with CPython's split of the padding.
-pub(crate) fn center(s: &str, width: i64, fill: char) -> String {
+/// `s.center(width, fill)` with CPython's split of the padding; a result larger than the
+/// value limit fails before anything is allocated.
+pub(crate) fn center(ctx: &Ctx<'_>, s: &str, width: i64, fill: char) -> Result<String, Error> {
     let n = s.chars().count() as i64;
     if width <= n {
-        return s.to_string();
+        return Ok(s.to_string());
     }
     let marg = width - n;
+    let bytes = check_pad(ctx, s, marg, fill)?;
     let left = marg / 2 + (marg & width & 1);
-    let mut out = String::with_capacity(s.len() + marg as usize);
+    let mut out = String::with_capacity(bytes);
     out.extend(std::iter::repeat(fill).take(left as usize));
     out.push_str(s);
     out.extend(std::iter::repeat(fill).take((marg - left) as usize));
-    out
+    Ok(out)
+}
+
+/// The size in bytes of `s` padded with `extra` (> 0) copies of `fill`, or a `Limit(Output)`
+/// error when that is larger than the value limit: checked before the padding is allocated.
+pub(crate) fn check_pad(ctx: &Ctx<'_>, s: &str, extra: i64, fill: char) -> Result<usize, Error> {
+    let bytes = usize::try_from(extra)
+        .ok()
+        .and_then(|e| e.checked_mul(fill.len_utf8()))
+        .and_then(|b| b.checked_add(s.len()))
+        .ok_or_else(|| ctx.too_large())?;
+    ctx.check_bytes(bytes)?;
+    Ok(bytes)
 }
 
 /// Appends the title case of `c`: upper case, except for the Latin digraphs that have a
@@ -680,6 +735,16 @@ mod unit {
             "**ab*"
         );
         assert_eq!(m("ab", "ljust", &[Value::Int(4)], &[]), "ab  ");
+        // Widths past the value limit fail before anything is allocated.
+        let huge = Value::Int(1_000_000_000_000);
+        for name in ["center", "ljust", "rjust", "zfill"] {
+            assert_eq!(m("ab", name, &[huge], &[]), "!Limit(Output)", "{name}");
+        }
+        assert_eq!(
+            m("ab", "replace", &[Value::Str(""), Value::Str("x")], &[]),
+            "xaxbx"
+        );
+        assert_eq!(m("\t", "expandtabs", &[huge], &[]), "!Limit(Output)");
         assert_eq!(
             m("ab", "rjust", &[Value::Int(4), Value::Str("xy")], &[]),
             "!Type"

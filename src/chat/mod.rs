@@ -138,6 +138,7 @@ pub(crate) fn render_impl(
         let ctx = Ctx {
             arena,
             now: template.options.clock.now(),
+            max_value: Ctx::value_limit(template.options.limits.max_output),
         };
         let (msgs, final_message) = match messages_value {
             Some(v) => build_messages(&ctx, v, messages, cont, extra.drop_none, &prog.source)?,

@@ -6,6 +6,7 @@
 //! stable text (generators, bound methods, functions) carry a memory address; here it is the
 //! fixed [`FAKE_ADDR`].
 
+use std::cell::Cell;
 use std::fmt::Write as _;
 
 use crate::value::{Callable, Global, IterKind, LoopState, Namespace, Value};
@@ -17,6 +18,20 @@ pub(crate) const FAKE_ADDR: &str = "0x7f0000000000";
 /// How deep containers nest before printing gives up and writes `...` (Python would raise
 /// `RecursionError` somewhere near 1000 frames).
 const MAX_DEPTH: usize = 500;
+
+thread_local! {
+    /// The output limit of the render running on this thread (set with its `Ctx`, through
+    /// [`set_print_limit`]). Printing a container stops once it has written more than this:
+    /// the text is then too large for the output, whose caller fails with `Limit(Output)`
+    /// on its size. Without it a list built of shared lists (`[s, s]` nested 40 deep)
+    /// would print its 2^40 leaves.
+    static PRINT_LIMIT: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
+/// Makes `max` the most bytes one value prints on this thread (see [`PRINT_LIMIT`]).
+pub(crate) fn set_print_limit(max: usize) {
+    PRINT_LIMIT.with(|l| l.set(max));
+}
 
 /// Appends `str(v)` to `out`; Undefined prints as nothing.
 pub(crate) fn write_str(out: &mut String, v: &Value<'_>) {
@@ -31,6 +46,8 @@ pub(crate) fn write_str(out: &mut String, v: &Value<'_>) {
 /// Appends `repr(v)` to `out`. `repr(Undefined)` is `Undefined`, as in a list: `[Undefined]`.
 pub(crate) fn write_repr(out: &mut String, v: &Value<'_>) {
     Printer {
+        start: out.len(),
+        budget: PRINT_LIMIT.with(Cell::get),
         out,
         depth: 0,
         open_ns: Vec::new(),
@@ -228,6 +245,10 @@ struct Printer<'o, 'v> {
     /// The namespaces being printed, outermost first: one met again prints as
     /// `<Namespace {...}>`, as Python's recursive dict repr does.
     open_ns: Vec<*const Namespace<'v>>,
+    /// The length of `out` before this value.
+    start: usize,
+    /// The bytes this value may write before printing stops (see [`PRINT_LIMIT`]).
+    budget: usize,
 }
 
 impl<'v> Printer<'_, 'v> {
@@ -281,8 +302,12 @@ impl<'v> Printer<'_, 'v> {
         }
     }
 
-    /// Enters one more level of nesting; false (after writing `...`) when too deep.
+    /// Enters one more level of nesting; false (after writing `...`) when too deep, and
+    /// false (writing nothing) once the output limit is passed.
     fn enter(&mut self) -> bool {
+        if self.out.len() - self.start > self.budget {
+            return false;
+        }
         if self.depth >= MAX_DEPTH {
             self.out.push_str("...");
             return false;

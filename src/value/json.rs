@@ -6,7 +6,7 @@
 //! `"true"`, `None` → `"null"`). The caller's JSON (`Value::Json`) is written straight from
 //! the `serde_json::Value`, without converting it first.
 
-use crate::error::{err, Error};
+use crate::error::{err, Error, ErrorKind, Limit};
 use crate::value::fmt::{write_finite_float, write_int};
 use crate::value::ops::{compare, iterate, CmpOp};
 use crate::value::{Ctx, Value};
@@ -23,6 +23,10 @@ pub(crate) struct JsonOpts<'s> {
     pub(crate) key_sep: &'s str,
     /// Sort object keys.
     pub(crate) sort_keys: bool,
+    /// The most bytes `dumps` may write (the render's value limit): past it, it stops with
+    /// `Limit(Output)`. Checked at every container and separator, so a list built of shared
+    /// lists (`[s, s]` nested 40 deep) fails fast instead of writing its unfolded size.
+    pub(crate) max_len: usize,
 }
 
 impl Default for JsonOpts<'_> {
@@ -33,6 +37,7 @@ impl Default for JsonOpts<'_> {
             item_sep: ", ",
             key_sep: ": ",
             sort_keys: false,
+            max_len: usize::MAX,
         }
     }
 }
@@ -132,6 +137,7 @@ pub(crate) fn opts_from_args<'a>(
         item_sep,
         key_sep,
         sort_keys: sort_keys.is_some_and(|v| v.is_true()),
+        max_len: ctx.max_value,
     })
 }
 
@@ -169,6 +175,7 @@ pub(crate) fn dumps_to_arena<'a>(
 
 pub(crate) fn dumps(out: &mut String, v: &Value<'_>, opts: &JsonOpts<'_>) -> Result<(), Error> {
     Writer {
+        start: out.len(),
         out,
         opts,
         level: 0,
@@ -271,6 +278,8 @@ struct Writer<'o, 'p> {
     opts: &'p JsonOpts<'p>,
     /// How many containers enclose the current value.
     level: usize,
+    /// The length of `out` before this value, for the size limit.
+    start: usize,
 }
 
 impl Writer<'_, '_> {
@@ -400,6 +409,7 @@ impl Writer<'_, '_> {
 
     /// Opens a container: one level deeper, with the depth guard.
     fn enter(&mut self, open: char) -> Result<(), Error> {
+        self.check_len()?;
         if self.level >= MAX_DEPTH {
             return Err(err!(
                 Runtime,
@@ -430,9 +440,26 @@ impl Writer<'_, '_> {
     }
 
     /// Between two items.
-    fn separator(&mut self) {
+    fn separator(&mut self) -> Result<(), Error> {
+        self.check_len()?;
         self.out.push_str(self.opts.item_sep);
         self.newline();
+        Ok(())
+    }
+
+    /// Fails with `Limit(Output)` once more than `opts.max_len` bytes are written.
+    #[inline]
+    fn check_len(&self) -> Result<(), Error> {
+        if self.out.len() - self.start > self.opts.max_len {
+            return Err(Error::new(
+                ErrorKind::Limit(Limit::Output),
+                format!(
+                    "a value larger than the output limit ({} bytes)",
+                    self.opts.max_len
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Writes `[a, b, ...]`, `[]` when empty.
@@ -449,7 +476,7 @@ impl Writer<'_, '_> {
         self.enter('[')?;
         for (i, item) in items.enumerate() {
             if i > 0 {
-                self.separator();
+                self.separator()?;
             }
             each(self, item)?;
         }
@@ -471,7 +498,7 @@ impl Writer<'_, '_> {
         self.enter('{')?;
         for (i, (k, v)) in entries.enumerate() {
             if i > 0 {
-                self.separator();
+                self.separator()?;
             }
             key(self, k)?;
             self.out.push_str(self.opts.key_sep);

@@ -15,7 +15,7 @@ use std::cell::{Cell, RefCell};
 use bumpalo::Bump;
 
 use crate::clock::DateTime;
-use crate::error::Error;
+use crate::error::{Error, ErrorKind, Limit};
 
 /// A template value. 24 bytes, `Copy`; everything it points to lives at least as long as the
 /// render (`'a`): the caller's JSON, the compiled template's constants, or the render arena.
@@ -159,12 +159,15 @@ pub(crate) struct LoopState<'a> {
     pub(crate) changed: Cell<Option<Value<'a>>>,
 }
 
-/// What builtins need from the render: the arena and the clock.
+/// What builtins need from the render: the arena, the clock and the value size limit.
 pub(crate) struct Ctx<'a> {
     /// Where computed values live until the render ends.
     pub(crate) arena: &'a Bump,
     /// The time `strftime_now` formats.
     pub(crate) now: DateTime,
+    /// The largest value a builtin may build: bytes of a string, 8 times the items of a
+    /// container (the render's `Limits::max_output`, which the VM applies the same way).
+    pub(crate) max_value: usize,
 }
 
 impl<'a> Ctx<'a> {
@@ -174,6 +177,65 @@ impl<'a> Ctx<'a> {
         Ctx {
             arena,
             now: DateTime::from_unix(0, 0),
+            max_value: crate::Limits::default().max_output,
+        }
+    }
+
+    /// The value limit of a render whose output limit is `max_output`: `max_output` itself.
+    /// It also becomes the print limit of this thread ([`fmt::set_print_limit`]), as the VM
+    /// prints `{{ x }}` without a `Ctx`; every render sets it when it makes its `Ctx`.
+    pub(crate) fn value_limit(max_output: usize) -> usize {
+        fmt::set_print_limit(max_output);
+        max_output
+    }
+
+    /// The error of a value that would be larger than the limit.
+    #[cold]
+    pub(crate) fn too_large(&self) -> Error {
+        Error::new(
+            ErrorKind::Limit(Limit::Output),
+            format!(
+                "a value larger than the output limit ({} bytes)",
+                self.max_value
+            ),
+        )
+    }
+
+    /// Fails with `Limit(Output)` unless a string of `bytes` bytes fits the value limit.
+    #[inline]
+    pub(crate) fn check_bytes(&self, bytes: usize) -> Result<(), Error> {
+        if bytes > self.max_value {
+            return Err(self.too_large());
+        }
+        Ok(())
+    }
+
+    /// Fails with `Limit(Output)` unless a container of `items` items fits the value limit
+    /// (8 bytes an item, as the VM counts), or the arena has grown past 4 times the limit.
+    #[inline]
+    pub(crate) fn check_items(&self, items: usize) -> Result<(), Error> {
+        if items > self.max_value / 8 || self.arena_too_big() {
+            return Err(self.too_large());
+        }
+        Ok(())
+    }
+
+    /// Whether the render's arena has grown past 4 times the value limit (the VM's rule).
+    #[inline]
+    pub(crate) fn arena_too_big(&self) -> bool {
+        self.arena.allocated_bytes() > self.max_value.saturating_mul(4)
+    }
+
+    /// Whether `v` is larger than the value limit: a string longer than it, a container
+    /// with more items than an eighth of it (the VM's rule, dicts and views included).
+    #[inline]
+    pub(crate) fn value_too_big(&self, v: &Value<'_>) -> bool {
+        match v {
+            Value::Str(s) | Value::Markup(s) => s.len() > self.max_value,
+            Value::List(l) | Value::Tuple(l) => l.len() > self.max_value / 8,
+            Value::Dict(d) => d.len() > self.max_value / 8,
+            Value::Iter(s) => s.items.len() > self.max_value / 8,
+            _ => false,
         }
     }
 

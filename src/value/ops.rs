@@ -588,7 +588,8 @@ fn repeat<'a>(ctx: &Ctx<'a>, seq: Value<'a>, n: usize) -> VResult<'a> {
     };
     match seq {
         Value::Str(s) => {
-            let total = s.len().checked_mul(n).filter(|t| *t <= MAX_REPEAT);
+            let total = s.len().checked_mul(n);
+            let total = total.filter(|t| *t <= MAX_REPEAT && *t <= ctx.max_value);
             let total = total.ok_or_else(too_long)?;
             if n == 1 {
                 return Ok(seq);
@@ -605,7 +606,7 @@ fn repeat<'a>(ctx: &Ctx<'a>, seq: Value<'a>, n: usize) -> VResult<'a> {
             };
             let len = items.len();
             len.checked_mul(n)
-                .filter(|t| *t <= MAX_REPEAT)
+                .filter(|t| *t <= MAX_REPEAT && *t <= ctx.max_value / 8)
                 .ok_or_else(too_long)?;
             let out = ctx.slice((0..n).flat_map(|_| (0..len).filter_map(|i| items.get_in(i, ctx))));
             Ok(match seq {
@@ -740,6 +741,12 @@ fn eq_at(a: &Value<'_>, b: &Value<'_>, depth: usize) -> bool {
         return seq_eq(SeqRef::Values(x), SeqRef::Values(y), depth);
     }
     if let (Some(x), Some(y)) = (MapRef::of(a), MapRef::of(b)) {
+        // The same dict equals itself at once, as in Python (see `seq_eq`).
+        match (&x, &y) {
+            (MapRef::Dict(p), MapRef::Dict(q)) if same_slice(p, q) => return true,
+            (MapRef::Json(p), MapRef::Json(q)) if same(*p, *q) => return true,
+            _ => {}
+        }
         return x.len() == y.len()
             && x.all(|k, v| y.get(&k).is_some_and(|w| eq_at(&v, &w, depth + 1)));
     }
@@ -781,12 +788,19 @@ fn same<T, U>(a: &T, b: &U) -> bool {
     std::ptr::eq(a as *const T as *const (), b as *const U as *const ())
 }
 
-/// Item-wise equality of two sequences.
+/// Whether two slices are the same memory (address and length), whatever their lifetimes.
+fn same_slice<T, U>(a: &[T], b: &[U]) -> bool {
+    a.len() == b.len() && std::ptr::eq(a.as_ptr() as *const (), b.as_ptr() as *const ())
+}
+
+/// Item-wise equality of two sequences. The same sequence equals itself at once: Python
+/// compares items with `x is y or x == y`, so a list built of shared lists compares in time
+/// linear in what was built, not in its unfolded size.
 fn seq_eq(x: SeqRef<'_>, y: SeqRef<'_>, depth: usize) -> bool {
-    if let (SeqRef::Json(p), SeqRef::Json(q)) = (x, y) {
-        if std::ptr::eq(p, q) {
-            return true;
-        }
+    match (x, y) {
+        (SeqRef::Json(p), SeqRef::Json(q)) if same_slice(p, q) => return true,
+        (SeqRef::Values(p), SeqRef::Values(q)) if same_slice(p, q) => return true,
+        _ => {}
     }
     x.len() == y.len()
         && (0..x.len()).all(|i| match (x.get(i), y.get(i)) {

@@ -71,6 +71,7 @@ pub(crate) fn render_json(
         let ctx = Ctx {
             arena,
             now: t.options.clock.now(),
+            max_value: Ctx::value_limit(t.options.limits.max_output),
         };
         let globals = resolve_globals(&t.program, &ctx, |name| {
             map.and_then(|m| m.get(name))
