@@ -963,7 +963,6 @@ fn engine_bug_shared_nested_lists_hang() {
 }
 
 #[test]
-#[ignore = "open engine bug: a call block body does not see the macro that contains it"]
 fn engine_bug_macro_not_visible_in_own_call_block() {
     // Inside `{% macro g() %}{% call f() %}{{ g() }}{% endcall %}`, `g` is undefined; in the
     // reference it resolves (here: infinite recursion, so RecursionError -> Limit(Depth)).
@@ -979,7 +978,6 @@ fn engine_bug_macro_not_visible_in_own_call_block() {
 }
 
 #[test]
-#[ignore = "open engine bug: `self` (TemplateReference) is not modelled"]
 fn engine_bug_self_is_undefined() {
     // Reference: `{{ self }}` prints `<TemplateReference None>`; `self.__init__` is a
     // SecurityError. The engine treats `self` as undefined.

@@ -24,6 +24,7 @@ pub(super) fn lookup(name: &str) -> Option<Global> {
         "lipsum" => Global::Lipsum,
         "cycler" => Global::Cycler,
         "joiner" => Global::Joiner,
+        "self" => Global::SelfRef,
         _ => return None,
     })
 }
@@ -100,6 +101,7 @@ pub(super) fn call<'a>(
             ns.set("current", first);
             Ok(Value::Ns(ns))
         }
+        Global::SelfRef => Err(err!(Type, "'TemplateReference' object is not callable")),
         Global::Joiner => {
             let [sep] = bind("joiner", ["sep"], args, kwargs)?;
             let ns = ctx.namespace();

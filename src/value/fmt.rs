@@ -465,6 +465,7 @@ fn write_global(out: &mut String, g: Global) -> std::fmt::Result {
         Global::Lipsum => write!(out, "<function generate_lorem_ipsum at {FAKE_ADDR}>"),
         Global::Cycler => write!(out, "<class 'jinja2.utils.Cycler'>"),
         Global::Joiner => write!(out, "<class 'jinja2.utils.Joiner'>"),
+        Global::SelfRef => write!(out, "<TemplateReference None>"),
     }
 }
 

@@ -131,6 +131,8 @@ pub(crate) enum Global {
     Lipsum,
     Cycler,
     Joiner,
+    /// `self`: jinja2's reference to the template's blocks (none in a chat template).
+    SelfRef,
 }
 
 /// A callable value.
@@ -395,6 +397,7 @@ impl<'a> Value<'a> {
             Value::Callable(c) => match c {
                 Callable::Macro { .. } => "Macro",
                 Callable::Method { .. } => "builtin_function_or_method",
+                Callable::Global(Global::SelfRef) => "TemplateReference",
                 Callable::Global(_) => "function",
                 Callable::Cycle(_) => "method",
             },

@@ -1286,6 +1286,7 @@ pub(crate) fn obj_type_repr(v: &Value<'_>) -> &'static str {
                 crate::value::Global::Dict => {
                     "transformers.utils.chat_template_utils.TemplateDict object"
                 }
+                crate::value::Global::SelfRef => "jinja2.runtime.TemplateReference object",
                 _ => "function object",
             },
             Callable::Cycle(_) => "method object",
