@@ -7,7 +7,7 @@ use crate::value::ops;
 use crate::value::{Callable, Ctx, Global, IterKind, VResult, Value};
 
 use super::args::{bind, check_hashable, int_arg, no_args, pairs};
-use super::strmethods::{self, STR_METHODS};
+use super::strmethods;
 use super::Kwargs;
 
 /// The mutating methods of `dict`.
@@ -50,7 +50,7 @@ pub(crate) fn is_mutator(recv: &Value<'_>, name: &str) -> bool {
 /// Whether `recv.name` is a method (which then shadows a key of the same name).
 pub(crate) fn has_method(recv: &Value<'_>, name: &str) -> bool {
     match recv_kind(recv) {
-        Recv::Str => STR_METHODS.contains(&name),
+        Recv::Str => strmethods::is_str_method(name),
         Recv::Dict => {
             matches!(name, "items" | "keys" | "values" | "get" | "copy")
                 || DICT_MUTATORS.contains(&name)

@@ -7,49 +7,52 @@ use crate::value::{Ctx, VResult, Value};
 use super::args::{bind, int_arg, is_py_space, no_args, opt_int_arg, splitlines, str_arg};
 use super::Kwargs;
 
-/// The names of the `str` methods this engine implements.
-pub(super) const STR_METHODS: &[&str] = &[
-    "strip",
-    "lstrip",
-    "rstrip",
-    "split",
-    "rsplit",
-    "splitlines",
-    "startswith",
-    "endswith",
-    "replace",
-    "upper",
-    "lower",
-    "title",
-    "capitalize",
-    "swapcase",
-    "casefold",
-    "find",
-    "rfind",
-    "index",
-    "rindex",
-    "count",
-    "join",
-    "format",
-    "isdigit",
-    "isalpha",
-    "isalnum",
-    "isspace",
-    "isupper",
-    "islower",
-    "istitle",
-    "isnumeric",
-    "isdecimal",
-    "zfill",
-    "ljust",
-    "rjust",
-    "center",
-    "removeprefix",
-    "removesuffix",
-    "partition",
-    "rpartition",
-    "expandtabs",
-];
+/// Whether `name` is a method of `str` (a `match`, which compiles to a length switch).
+pub(super) fn is_str_method(name: &str) -> bool {
+    matches!(
+        name,
+        "strip"
+            | "lstrip"
+            | "rstrip"
+            | "split"
+            | "rsplit"
+            | "splitlines"
+            | "startswith"
+            | "endswith"
+            | "replace"
+            | "upper"
+            | "lower"
+            | "title"
+            | "capitalize"
+            | "swapcase"
+            | "casefold"
+            | "find"
+            | "rfind"
+            | "index"
+            | "rindex"
+            | "count"
+            | "join"
+            | "format"
+            | "isdigit"
+            | "isalpha"
+            | "isalnum"
+            | "isspace"
+            | "isupper"
+            | "islower"
+            | "istitle"
+            | "isnumeric"
+            | "isdecimal"
+            | "zfill"
+            | "ljust"
+            | "rjust"
+            | "center"
+            | "removeprefix"
+            | "removesuffix"
+            | "partition"
+            | "rpartition"
+            | "expandtabs"
+    )
+}
 
 /// Calls `s.name(args, kwargs)`.
 pub(super) fn call<'a>(
@@ -375,6 +378,19 @@ pub(crate) fn py_strip<'a>(
             ))
         }
     };
+    if set.is_none() {
+        // The common case: printable ASCII at the ends to be stripped, nothing to do.
+        let solid = |b: Option<&u8>| b.is_some_and(|b| (0x21..0x7f).contains(b));
+        let bytes = s.as_bytes();
+        let done = match how {
+            Strip::Both => solid(bytes.first()) && solid(bytes.last()),
+            Strip::Left => solid(bytes.first()),
+            Strip::Right => solid(bytes.last()),
+        };
+        if done {
+            return Ok(s);
+        }
+    }
     let pred = |c: char| match set {
         None => is_py_space(c),
         Some(set) => set.contains(c),

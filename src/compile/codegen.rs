@@ -687,13 +687,26 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.expr(obj)?;
                 let i = self.str_const(name);
                 self.mark(e.span);
-                self.emit(Instr::Attr(i));
+                // A name no dict attribute has reads a dict's key directly.
+                let plain = !name.starts_with('_')
+                    && !crate::builtins::has_method(&crate::value::Value::Dict(&[]), name);
+                self.emit(if plain {
+                    Instr::AttrKey(i)
+                } else {
+                    Instr::Attr(i)
+                });
             }
             ExprKind::Item(obj, key) => {
                 self.expr(obj)?;
-                self.expr(key)?;
-                self.mark(e.span);
-                self.emit(Instr::Item);
+                if let ExprKind::Lit(Lit::Str(k)) = key.kind {
+                    let i = self.str_const(k);
+                    self.mark(e.span);
+                    self.emit(Instr::ItemStr(i));
+                } else {
+                    self.expr(key)?;
+                    self.mark(e.span);
+                    self.emit(Instr::Item);
+                }
             }
             ExprKind::Slice(obj, parts) => {
                 self.expr(obj)?;

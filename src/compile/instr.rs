@@ -56,8 +56,12 @@ pub(crate) enum Instr {
     LoopAttr(u16, LoopField),
     /// Pop `x`, push `x.<strs[i]>`.
     Attr(u32),
+    /// `Attr` for a name that no dict attribute has: a dict's key is read directly.
+    AttrKey(u32),
     /// Pop `key`, `x`; push `x[key]`.
     Item,
+    /// Pop `x`; push `x[strs[i]]`.
+    ItemStr(u32),
     /// Pop the present bounds (bit 0 start, 1 stop, 2 step) and `x`; push the slice.
     Slice(u8),
     /// Pop `b`, `a`; push `a <op> b`.

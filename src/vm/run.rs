@@ -5,7 +5,7 @@ use smallvec::SmallVec;
 use crate::compile::{Const, Instr, LoopField, Program, NONE16};
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::template::Limits;
-use crate::value::{fmt, ops, Callable, Ctx, LoopState, Value};
+use crate::value::{fmt, ops, Callable, Ctx, LoopState, VResult, Value};
 
 /// A running for loop.
 pub(super) struct LoopRun<'a> {
@@ -241,15 +241,20 @@ impl<'a, 'o> Vm<'a, 'o> {
                 }
                 Instr::Attr(i) => {
                     let obj = self.pop();
-                    let name = &prog.strs[i as usize];
-                    let v = match obj {
-                        Value::Callable(Callable::Macro { id, .. }) => {
-                            match super::call::macro_attr(ctx, prog, *id, name) {
-                                Some(v) => v,
-                                None => ops::getattr(ctx, obj, name)?,
-                            }
-                        }
-                        _ => ops::getattr(ctx, obj, name)?,
+                    let v = attr(ctx, prog, obj, &prog.strs[i as usize])?;
+                    self.push(v);
+                }
+                Instr::AttrKey(i) | Instr::ItemStr(i) => {
+                    let obj = self.pop();
+                    let name: &'a str = &prog.strs[i as usize];
+                    let found = match obj {
+                        Value::Json(serde_json::Value::Object(o)) => ops::json_get(o, name),
+                        _ => None,
+                    };
+                    let v = match found {
+                        Some(j) => Value::from_json_in(j, ctx),
+                        None if matches!(instr, Instr::AttrKey(_)) => attr(ctx, prog, obj, name)?,
+                        None => ops::getitem(ctx, obj, Value::Str(name))?,
                     };
                     self.push(v);
                 }
@@ -633,6 +638,16 @@ impl<'a, 'o> Vm<'a, 'o> {
         self.stack.truncate(at);
         (args, kwargs)
     }
+}
+
+/// `obj.name`: the attributes of macros here, everything else by Python's rules.
+fn attr<'a>(ctx: &Ctx<'a>, prog: &'a Program, obj: Value<'a>, name: &'a str) -> VResult<'a> {
+    if let Value::Callable(Callable::Macro { id, .. }) = obj {
+        if let Some(v) = super::call::macro_attr(ctx, prog, *id, name) {
+            return Ok(v);
+        }
+    }
+    ops::getattr(ctx, obj, name)
 }
 
 fn loop_attr<'a>(l: &LoopState<'a>, field: LoopField) -> Value<'a> {
