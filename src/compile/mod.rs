@@ -79,9 +79,25 @@ impl std::ops::Index<usize> for StrPool {
 /// Compiles `source`.
 pub(crate) fn compile(source: &str, limits: &Limits) -> Result<Program, Error> {
     let source = crate::syntax::lexer::normalize(source);
-    let arena = bumpalo::Bump::new();
-    let ast = crate::syntax::parser::parse(&source, &arena, limits.max_nesting)?;
-    let mut program = codegen::generate(ast, &source, limits.max_nesting)?;
+    // The AST lives only while compiling: a per-thread arena, reset after each compile.
+    let mut program = with_ast_arena(|arena| {
+        let ast = crate::syntax::parser::parse(&source, arena, limits.max_nesting)?;
+        codegen::generate(ast, &source, limits.max_nesting)
+    })?;
     program.source = source;
     Ok(program)
+}
+
+/// Runs `f` with this thread's AST arena (a fresh one if it is in use), then resets it.
+fn with_ast_arena<R>(f: impl FnOnce(&bumpalo::Bump) -> R) -> R {
+    thread_local! {
+        static ARENA: std::cell::Cell<Option<Box<bumpalo::Bump>>> = const { std::cell::Cell::new(None) };
+    }
+    let mut arena = ARENA.with(|a| a.take()).unwrap_or_default();
+    let r = f(&arena);
+    if arena.allocated_bytes() <= 16 << 20 {
+        arena.reset();
+        ARENA.with(|a| a.set(Some(arena)));
+    }
+    r
 }
