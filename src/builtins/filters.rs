@@ -1,7 +1,7 @@
 //! Filters on single values: strings, numbers, `default`, `tojson`, `attr`, `first`/`last`.
 //! Sequence filters are in [`super::seqfilters`].
 
-use crate::error::{err, Error};
+use crate::error::err;
 use crate::value::json::opts_from_args;
 use crate::value::markup;
 use crate::value::ops;
@@ -46,7 +46,7 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
         },
         "capitalize" => |ctx, v, a, k| {
             no_args("capitalize", a, k)?;
-            let r = ctx.str(&capitalize(to_str(ctx, &v)));
+            let r = super::strmethods::cow_value(ctx, capitalize(to_str(ctx, &v)));
             Ok(keep_markup(ctx, &v, r))
         },
         "title" => |ctx, v, a, k| {
@@ -61,8 +61,7 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
             let count = opt_int_arg(count)?.unwrap_or(-1);
             let (s, old, new) = (to_str(ctx, &v), to_str(ctx, &old), to_str(ctx, &new));
             check_replace(ctx, s, old, new, count)?;
-            let r = py_replace(s, old, new, count);
-            Ok(ctx.str(&r))
+            Ok(super::strmethods::cow_value(ctx, py_replace(s, old, new, count)))
         },
         "indent" => indent as FilterFn,
         "int" => super::format::int_filter as FilterFn,
@@ -72,7 +71,8 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
             no_args("abs", a, k)?;
             match v {
                 Value::Int(i) => Ok(ctx.int(i128::from(i).abs())),
-                Value::Big(i) => Ok(ctx.int(i.checked_abs().ok_or_else(big)?)),
+                Value::Big(b) if b.is_negative() => ctx.big(-b.to_bigint()),
+                Value::Big(_) => Ok(v),
                 Value::Bool(b) => Ok(Value::Int(i64::from(b))),
                 Value::Float(f) => Ok(Value::Float(f.abs())),
                 other => Err(err!(
@@ -184,11 +184,6 @@ fn keep_markup<'a>(ctx: &Ctx<'a>, v: &Value<'a>, r: Value<'a>) -> Value<'a> {
         Value::Markup(_) => markup::wrap(ctx, r),
         _ => r,
     }
-}
-
-/// The overflow error of a 128-bit integer.
-fn big() -> Error {
-    err!(Overflow, "integer too large")
 }
 
 /// `tojson`, transformers' version: `json.dumps(x, ensure_ascii=False, indent=None,

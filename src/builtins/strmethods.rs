@@ -1,5 +1,6 @@
 //! Python `str` methods, indexing by code point as Python does.
 
+use std::borrow::Cow;
 use crate::error::{err, Error};
 use crate::value::ops;
 use crate::value::{Ctx, VResult, Value};
@@ -143,7 +144,7 @@ pub(super) fn call<'a>(
             let new = str_arg(name, &new.unwrap_or(Value::None))?;
             let count = opt_int_arg(count)?.unwrap_or(-1);
             check_replace(ctx, s, old, new, count)?;
-            Ok(ctx.str(&py_replace(s, old, new, count)))
+            Ok(cow_value(ctx, py_replace(s, old, new, count)))
         }
         "upper" | "lower" | "title" | "capitalize" | "swapcase" | "casefold" => {
             no_args(name, args, kw)?;
@@ -151,7 +152,7 @@ pub(super) fn call<'a>(
                 "upper" => s.to_uppercase(),
                 "lower" | "casefold" => s.to_lowercase(),
                 "title" => py_title(s),
-                "capitalize" => capitalize(s),
+                "capitalize" => return Ok(cow_value(ctx, capitalize(s))),
                 _ => s
                     .chars()
                     .flat_map(|c| -> Box<dyn Iterator<Item = char>> {
@@ -508,8 +509,12 @@ pub(crate) fn check_replace(
 }
 
 /// `s.replace(old, new, count)`; a negative `count` replaces all.
-pub(crate) fn py_replace(s: &str, old: &str, new: &str, count: i64) -> String {
+pub(crate) fn py_replace<'s>(s: &'s str, old: &str, new: &str, count: i64) -> Cow<'s, str> {
     let max = usize::try_from(count).unwrap_or(usize::MAX);
+    if max == 0 || (!old.is_empty() && memchr::memmem::find(s.as_bytes(), old.as_bytes()).is_none()) {
+        // Nothing to replace: the string itself, not a copy.
+        return Cow::Borrowed(s);
+    }
     if old.is_empty() {
         let mut out = String::with_capacity(s.len() + new.len() * 2);
         let mut n = 0;
@@ -523,13 +528,29 @@ pub(crate) fn py_replace(s: &str, old: &str, new: &str, count: i64) -> String {
         if n < max {
             out.push_str(new);
         }
-        return out;
+        return Cow::Owned(out);
     }
-    s.replacen(old, new, max)
+    Cow::Owned(s.replacen(old, new, max))
+}
+
+/// A string result as a value: borrowed text stays borrowed, new text moves to the arena.
+pub(crate) fn cow_value<'a>(ctx: &Ctx<'a>, s: Cow<'a, str>) -> Value<'a> {
+    match s {
+        Cow::Borrowed(b) => Value::Str(b),
+        Cow::Owned(o) => ctx.str(&o),
+    }
 }
 
 /// `s.capitalize()`: the first character upper-cased, the rest lower-cased.
-pub(crate) fn capitalize(s: &str) -> String {
+pub(crate) fn capitalize(s: &str) -> Cow<'_, str> {
+    let b = s.as_bytes();
+    if s.is_ascii()
+        && !b.first().is_some_and(u8::is_ascii_lowercase)
+        && !b.iter().skip(1).any(u8::is_ascii_uppercase)
+    {
+        // Already capitalized ASCII: the string itself.
+        return Cow::Borrowed(s);
+    }
     let mut out = String::with_capacity(s.len());
     let mut cs = s.chars();
     if let Some(c) = cs.next() {
@@ -538,7 +559,7 @@ pub(crate) fn capitalize(s: &str) -> String {
     for c in cs {
         out.extend(c.to_lowercase());
     }
-    out
+    Cow::Owned(out)
 }
 
 /// `s.center(width, fill)` with CPython's split of the padding; a result larger than the
