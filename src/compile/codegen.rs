@@ -684,12 +684,15 @@ impl<'s, 'a> Gen<'s, 'a> {
                         return Ok(());
                     }
                 }
-                self.expr(obj)?;
-                let i = self.str_const(name);
-                self.mark(e.span);
                 // A name no dict attribute has reads a dict's key directly.
                 let plain = !name.starts_with('_')
                     && !crate::builtins::has_method(&crate::value::Value::Dict(&[]), name);
+                if plain && self.load_key(obj, name, false, e.span) {
+                    return Ok(());
+                }
+                self.expr(obj)?;
+                let i = self.str_const(name);
+                self.mark(e.span);
                 self.emit(if plain {
                     Instr::AttrKey(i)
                 } else {
@@ -697,6 +700,11 @@ impl<'s, 'a> Gen<'s, 'a> {
                 });
             }
             ExprKind::Item(obj, key) => {
+                if let ExprKind::Lit(Lit::Str(k)) = key.kind {
+                    if self.load_key(obj, k, true, e.span) {
+                        return Ok(());
+                    }
+                }
                 self.expr(obj)?;
                 if let ExprKind::Lit(Lit::Str(k)) = key.kind {
                     let i = self.str_const(k);
@@ -944,7 +952,34 @@ impl<'s, 'a> Gen<'s, 'a> {
         }
     }
 
+    /// `var.key` / `var['key']` of a local variable in one instruction; false (nothing
+    /// emitted) when `obj` is not a plain local.
+    fn load_key(&mut self, obj: &Expr<'a>, key: &'a str, item: bool, span: Span) -> bool {
+        let ExprKind::Name(n) = obj.kind else {
+            return false;
+        };
+        if matches!(n, "varargs" | "kwargs" | "loop") {
+            return false;
+        }
+        let Resolved::Local(slot) = self.resolve(n) else {
+            return false;
+        };
+        let key = self.str_const(key);
+        self.mark(span);
+        self.emit(Instr::LoadKey { slot, key, item });
+        true
+    }
+
     fn compare(&mut self, first: &Expr<'a>, rest: &[(Cmp, Expr<'a>)], span: Span) -> GResult {
+        if let [(op @ (Cmp::Eq | Cmp::Ne), rhs)] = rest {
+            if let ExprKind::Lit(Lit::Str(s)) = rhs.kind {
+                // `x == 'literal'`: the commonest test in chat templates, one instruction.
+                self.expr(first)?;
+                let i = self.str_const(s);
+                self.emit(Instr::EqStr(i, *op == Cmp::Ne));
+                return Ok(());
+            }
+        }
         self.expr(first)?;
         let mut exits = Vec::new();
         // One temporary slot per chain keeps each middle operand for the next comparison.

@@ -58,6 +58,11 @@ pub(crate) enum Instr {
     Attr(u32),
     /// `Attr` for a name that no dict attribute has: a dict's key is read directly.
     AttrKey(u32),
+    /// Push `slot.strs[key]` (or `slot[strs[key]]` when `item`) of a local variable, reading
+    /// a dict's key directly when no dict attribute has that name.
+    LoadKey { slot: u16, key: u32, item: bool },
+    /// Pop `x`; push `x == strs[i]` (negated when the flag is set).
+    EqStr(u32, bool),
     /// Pop `key`, `x`; push `x[key]`.
     Item,
     /// Pop `x`; push `x[strs[i]]`.

@@ -246,17 +246,22 @@ impl<'a, 'o> Vm<'a, 'o> {
                 }
                 Instr::AttrKey(i) | Instr::ItemStr(i) => {
                     let obj = self.pop();
-                    let name: &'a str = &prog.strs[i as usize];
-                    let found = match obj {
-                        Value::Json(serde_json::Value::Object(o)) => ops::json_get(o, name),
-                        _ => None,
-                    };
-                    let v = match found {
-                        Some(j) => Value::from_json_in(j, ctx),
-                        None if matches!(instr, Instr::AttrKey(_)) => attr(ctx, prog, obj, name)?,
-                        None => ops::getitem(ctx, obj, Value::Str(name))?,
-                    };
+                    let v = key_read(ctx, prog, obj, i, matches!(instr, Instr::ItemStr(_)))?;
                     self.push(v);
+                }
+                Instr::LoadKey { slot, key, item } => {
+                    let obj = self.slot(slot);
+                    let v = key_read(ctx, prog, obj, key, item)?;
+                    self.push(v);
+                }
+                Instr::EqStr(i, negated) => {
+                    let a = self.pop();
+                    let c: &'a str = &prog.strs[i as usize];
+                    let r = match a {
+                        Value::Str(s) => s == c,
+                        _ => ops::eq(&a, &Value::Str(c)),
+                    };
+                    self.push(Value::Bool(r != negated));
                 }
                 Instr::Item => {
                     let key = self.pop();
@@ -637,6 +642,22 @@ impl<'a, 'o> Vm<'a, 'o> {
         let args = SmallVec::from_slice(&self.stack[at..]);
         self.stack.truncate(at);
         (args, kwargs)
+    }
+}
+
+/// `obj.strs[key]` (or `obj[strs[key]]` when `item`) for a key no dict attribute has: a JSON
+/// object's key directly, anything else by the general rules.
+fn key_read<'a>(ctx: &Ctx<'a>, prog: &'a Program, obj: Value<'a>, key: u32, item: bool) -> VResult<'a> {
+    let name: &'a str = &prog.strs[key as usize];
+    if let Value::Json(serde_json::Value::Object(o)) = obj {
+        if let Some(j) = ops::json_get(o, name) {
+            return Ok(Value::from_json_in(j, ctx));
+        }
+    }
+    if item {
+        ops::getitem(ctx, obj, Value::Str(name))
+    } else {
+        attr(ctx, prog, obj, name)
     }
 }
 
