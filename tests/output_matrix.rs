@@ -860,8 +860,9 @@ const BAD: &[Bad] = &[
     bad("minimax-m3", "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"get_weather\">]<]minimax[>[<city>Ber", Some(""), BER_CLOSED, 0),
     unclosed("minimax-m3", false, "<mm:think>thinking about 東京", "thinking about 東京"),
     bad("minimax-m3", "a ]<]minimax[>[ b", None, &[], 0),
-    // gpt-oss: arguments are the raw message text, ended by the end of output.
-    bad("gpt-oss", "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\": \"Ber", Some(""), BER, 0),
+    // gpt-oss: arguments are the raw message text; cut off before the call's end marker, the
+    // call is closed with the arguments streamed so far and reported malformed (as hermes).
+    bad("gpt-oss", "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\": \"Ber", Some(""), BER, 1),
     Bad { f: "gpt-oss", forced: false, text: "<|channel|>analysis<|message|>Thinking about 東京", content: Some(""), reasoning: "Thinking about 東京", calls: &[], malformed: 0 },
     bad("gpt-oss", "Harmony messages start with <|channel|> headers.", None, &[], 1),
     // pythonic
@@ -873,16 +874,18 @@ const BAD: &[Bad] = &[
     bad("lfm2", "LFM2 wraps lists in <|tool_call_start|> tokens.", None, &[], 0),
     // llama4
     // The first call is complete and kept; the list's `, ` (a trailing comma is allowed) is
-    // consumed before `]` fails, and recovery resumes at the failure (docs/peg.md, Recovery).
-    bad("llama4", "<|python_start|>[get_weather(city='Berlin'), get_time(tz=)]<|python_end|>", Some("get_time(tz=)]"), &[("get_weather", "{\"city\": \"Berlin\"}")], 1),
+    // consumed before `]` fails: what was read after the last event comes back as content,
+    // from the separator on (docs/peg.md, Recovery).
+    bad("llama4", "<|python_start|>[get_weather(city='Berlin'), get_time(tz=)]<|python_end|>", Some(", get_time(tz=)]"), &[("get_weather", "{\"city\": \"Berlin\"}")], 1),
     bad("llama4", "Lists look like [1, 2] in prose.", None, &[], 0),
-    // gemma4: arguments are converted at the end of the call; a truncated dict is kept as a
-    // JSON string of its text.
-    bad("gemma4", "<|tool_call>call:get_weather{city:<|\"|>Ber", Some(""), &[("get_weather", "\"{city:<|\\\"|>Ber\"")], 0),
+    // gemma4: arguments are converted at the end of the call, so a call cut off before its end
+    // marker was never announced: it comes back as content, malformed (docs/peg.md, Truncation).
+    bad("gemma4", "<|tool_call>call:get_weather{city:<|\"|>Ber", None, &[], 1),
+    bad("gemma4", "Sure. <|tool_call>call:get_time{}<tool_call|><|tool_call>call:get_weather{city:<|\"|>Ber", Some("Sure. <|tool_call>call:get_weather{city:<|\"|>Ber"), &[("get_time", "{}")], 1),
     unclosed("gemma4", false, "<|channel>thought\nthinking about 東京", "\nthinking about 東京"),
     bad("gemma4", "Gemma marks calls with <|tool_call> tokens.", None, &[], 1),
     // functiongemma
-    bad("functiongemma", "<start_function_call>call:get_weather{city:<escape>Ber", Some(""), &[("get_weather", "\"{city:<escape>Ber\"")], 0),
+    bad("functiongemma", "<start_function_call>call:get_weather{city:<escape>Ber", None, &[], 1),
     bad("functiongemma", "FunctionGemma writes <start_function_call> first.", None, &[], 1),
     // command-r7b
     Bad { f: "command-r7b", forced: false, text: "<|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"get_weather\", \"parameters\": {\"city\": \"Ber", content: Some(""), reasoning: "", calls: BER, malformed: 1 },
@@ -978,4 +981,94 @@ fn malformed_matrix() {
     for f in all_formats() {
         assert!(BAD.iter().any(|b| b.f == f), "no malformed case for {f}");
     }
+}
+
+// ---------------------------------------------------------------- byte accounting
+
+/// Characters counted by the accounting check (as in output_invariants.rs' lossless property):
+/// none occurs in any marker or generated id, so every one written must reappear in the
+/// content, the reasoning or a tool call's id, name or arguments.
+const COUNTED: [&str; 5] = ["é", "日", "🙂", "ß", "Ω"];
+
+fn counted(s: &str) -> Vec<usize> {
+    COUNTED.iter().map(|c| s.matches(c).count()).collect()
+}
+
+fn accounted(m: &chatcodec::output::Message) -> String {
+    let mut s = m.content.clone() + &m.reasoning;
+    for c in &m.tool_calls {
+        s.push_str(&c.id);
+        s.push_str(&c.name);
+        s.push_str(&c.arguments);
+    }
+    s
+}
+
+/// Where a character is inserted: the start and the end of the output, and the boundaries of
+/// structures (before `[`, `{`, `(`, after `]`, `}`, `)`, `,`, a newline), which covers
+/// separators between calls and arguments, the point of failure of the malformed cases and
+/// the cut-off end. Inside marker headers (attributes, channel headers, unknown members of a
+/// call object) the grammars skip text; see `malformed_accounting_everywhere`.
+fn boundaries(text: &str) -> Vec<usize> {
+    let mut at = vec![0, text.len()];
+    for (i, c) in text.char_indices() {
+        if "[{(".contains(c) {
+            at.push(i);
+        }
+        if "]}),\n".contains(c) {
+            at.push(i + c.len_utf8());
+        }
+    }
+    at.sort_unstable();
+    at.dedup();
+    at
+}
+
+/// Byte accounting on malformed output, for every format: each malformed case of the matrix,
+/// as written and with a counted character inserted at each of its [`boundaries`], loses no
+/// character, with and without a list of known tool names (calls to other tools are then
+/// malformed too).
+#[test]
+fn malformed_accounting() {
+    accounting(boundaries);
+}
+
+/// [`malformed_accounting`] at every character boundary. Known gaps, not fixed yet: text
+/// inside marker headers is skipped by the grammars (gpt-oss channel headers, DSML and Kimi K3
+/// attributes, Kimi K2's `functions.` id prefix, unknown members of a JSON call object).
+#[test]
+#[ignore = "known gaps: text inside marker headers is skipped"]
+fn malformed_accounting_everywhere() {
+    accounting(|t| t.char_indices().map(|(i, _)| i).chain([t.len()]).collect());
+}
+
+fn accounting(positions: fn(&str) -> Vec<usize>) {
+    let mut failures = Vec::new();
+    for (n, b) in BAD.iter().enumerate() {
+        let f = chatcodec::output::Format::by_name(b.f).unwrap();
+        let ins = COUNTED[n % COUNTED.len()];
+        for at in positions(b.text) {
+            let text = format!("{}{ins}{}", &b.text[..at], &b.text[at..]);
+            for o in [
+                opts(b.forced),
+                output_support::opts_tools(b.forced, &["get_weather"]),
+            ] {
+                let m = chatcodec::output::parse_with(&f, &text, o);
+                if counted(&accounted(&m)) != counted(&text) {
+                    failures.push(format!("{}: {text:?}\n  {m:?}", b.f));
+                }
+            }
+        }
+        // The case as written accounts for the characters it has.
+        let m = chatcodec::output::parse_with(&f, b.text, opts(b.forced));
+        if counted(&accounted(&m)) != counted(b.text) {
+            failures.push(format!("{}: {:?}\n  {m:?}", b.f, b.text));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} inputs lose characters:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

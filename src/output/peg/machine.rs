@@ -68,6 +68,9 @@ pub(crate) struct Machine {
     region: Option<(usize, usize)>,
     recover_pc: u32,
     last_recovery: Option<usize>,
+    /// Where the input stops being accounted for by emitted events: the position of the last
+    /// delivery that made the sink emit (or of the last recovery), with the sink's counter then.
+    emit_at: (usize, usize),
     /// The tool names a call may have (`None`: any).
     known: Option<Arc<HashSet<String>>>,
     /// With `known`: where the current call capture opened, until its name is accepted.
@@ -101,6 +104,7 @@ impl Machine {
             region: None,
             recover_pc: recover,
             last_recovery: None,
+            emit_at: (0, 0),
             known: None,
             call_at: None,
             name_at: None,
@@ -448,10 +452,13 @@ impl Machine {
     /// Recovery (see [`Machine::recover`]) reporting the failure at `at` for `reason`.
     fn recover_at(&mut self, sink: &mut dyn Sink, at: usize, reason: &str) -> bool {
         self.flush_upto(sink, self.pos, true);
+        // The raw text is the region since the last cut if nothing was emitted since; else what
+        // was consumed after the last emitted event (a separator read before the failure).
         let raw_start = match self.region {
-            Some((start, mark)) if mark == sink.emitted() => start.clamp(self.base, self.pos),
-            _ => self.pos,
-        };
+            Some((start, mark)) if mark == sink.emitted() => start,
+            _ => self.emit_at.0,
+        }
+        .clamp(self.base, self.pos);
         let raw = text(&self.buf[raw_start - self.base..self.pos - self.base]).into_owned();
         sink.recover(&raw, at, reason);
         self.call_at = None;
@@ -477,6 +484,7 @@ impl Machine {
             self.text_from = self.pos;
         }
         self.last_recovery = Some(self.pos);
+        self.emit_at = (self.pos, sink.emitted());
         self.pc = self.recover_pc;
         true
     }
@@ -509,6 +517,7 @@ impl Machine {
                     self.open_text = self.open_text.saturating_sub(1);
                 }
             }
+            self.note_emitted(sink, item.pos);
         }
         if safe_log > 0 {
             self.log.drain(..safe_log);
@@ -543,9 +552,19 @@ impl Machine {
             sink.text(&text(bytes));
         }
         self.text_from = to - keep;
+        self.note_emitted(sink, self.text_from);
     }
 
-    /// Drops input no live entry, pending capture or recovery region can still need.
+    /// Records `at` as accounted for if the sink emitted something since the last record.
+    fn note_emitted(&mut self, sink: &dyn Sink, at: usize) {
+        let n = sink.emitted();
+        if n != self.emit_at.1 {
+            self.emit_at = (at, n);
+        }
+    }
+
+    /// Drops input no live entry, pending capture or recovery region or the text
+    /// consumed since the last emitted event can still need.
     fn release(&mut self) {
         let mut keep = self.pos.min(self.text_from);
         if let Some(e) = self.bt.iter().find(|e| e.live) {
@@ -557,6 +576,7 @@ impl Machine {
         if let Some((start, _)) = self.region {
             keep = keep.min(start);
         }
+        keep = keep.min(self.emit_at.0);
         for at in [self.call_at, self.name_at].into_iter().flatten() {
             keep = keep.min(at);
         }
