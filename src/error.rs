@@ -23,7 +23,7 @@ pub enum ErrorKind {
     /// attribute of something that is not a namespace.
     Runtime,
     /// A number or a range was too large (Python `OverflowError`, `range` over 100000 items,
-    /// integers beyond 128 bits).
+    /// integers beyond 100k decimal digits).
     Overflow,
     /// A filter, test, method or function that does not exist was called.
     Unknown,

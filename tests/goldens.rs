@@ -183,10 +183,6 @@ fn goldens_match_the_reference() {
 /// docs/conformance.md). The test fails if one of them starts matching or any other differs.
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     (
-        "arithmetic.json",
-        "integers beyond 128 bits (`10**20 * 10**20`) are an overflow error, Python computes them",
-    ),
-    (
         "filters_other_builtins.json",
         "`groupby` items lack `.grouper`/`.list`",
     ),

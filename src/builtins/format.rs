@@ -1,7 +1,10 @@
 //! Python string formatting: `fmt % args`, `str.format(...)` with its format-spec
 //! mini-language, and the numeric filters (`int`, `float`, `round`) that share its parsing.
 
+use num_bigint::BigInt;
+
 use crate::error::{err, Error, ErrorKind, Limit};
+use crate::value::bigint::{self, Big, MAX_STR_DIGITS};
 use crate::value::fmt::{write_float, write_repr, write_str};
 use crate::value::ops;
 use crate::value::{Ctx, VResult, Value};
@@ -254,11 +257,37 @@ fn int_body(i: i128, ty: Option<char>, alt: bool) -> Result<String, Error> {
     })
 }
 
+/// Formats a big int beyond 128 bits per type `ty` (d, x, X, o, b, c, n), without sign;
+/// decimal text is subject to Python's 4300-digit limit.
+fn big_body(b: &Big<'_>, ty: Option<char>, alt: bool) -> Result<String, Error> {
+    let (radix, prefix) = match ty {
+        Some('x') => (16, "0x"),
+        Some('X') => (16, "0X"),
+        Some('o') => (8, "0o"),
+        Some('b') => (2, "0b"),
+        Some('c') => return Err(err!(Overflow, "%c arg not in range(0x110000)")),
+        _ => (10, ""),
+    };
+    let n = b.to_bigint();
+    let mut s = n.magnitude().to_str_radix(radix);
+    if radix == 10 && s.len() > MAX_STR_DIGITS {
+        return Err(err!(
+            Value,
+            "Exceeds the limit ({MAX_STR_DIGITS} digits) for integer string conversion; \
+             use sys.set_int_max_str_digits() to increase the limit"
+        ));
+    }
+    if ty == Some('X') {
+        s.make_ascii_uppercase();
+    }
+    Ok(if alt { format!("{prefix}{s}") } else { s })
+}
+
 /// The integer value of a number, for integer conversions.
 fn as_int(v: &Value<'_>) -> Option<i128> {
     match v {
         Value::Int(i) => Some(i128::from(*i)),
-        Value::Big(i) => Some(**i),
+        Value::Big(b) => b.to_i128(),
         Value::Bool(b) => Some(i128::from(*b)),
         _ => None,
     }
@@ -268,6 +297,7 @@ fn as_int(v: &Value<'_>) -> Option<i128> {
 fn as_float(v: &Value<'_>) -> Option<f64> {
     match v {
         Value::Float(f) => Some(*f),
+        Value::Big(b) => b.to_f64().ok(),
         other => as_int(other).map(|i| i as f64),
     }
 }
@@ -331,6 +361,14 @@ fn format_value(out: &mut String, v: &Value<'_>, spec: &str, max: usize) -> Resu
                 None => s,
             };
             pad(out, s, 0, &sp, false);
+            Ok(())
+        }
+        Value::Big(b)
+            if b.to_i128().is_none()
+                && matches!(sp.ty, None | Some('d' | 'x' | 'X' | 'o' | 'b' | 'c' | 'n')) =>
+        {
+            let body = big_body(b, sp.ty, sp.alt)?;
+            write_number(out, b.is_negative(), &body, &sp);
             Ok(())
         }
         Value::Int(_) | Value::Big(_) | Value::Bool(_)
@@ -555,6 +593,16 @@ fn percent_one(
             let i = match (ty, v) {
                 ('c', Value::Str(s)) if s.chars().count() == 1 => {
                     pad(out, s, 0, &sp, true);
+                    return Ok(());
+                }
+                (_, Value::Big(b)) if b.to_i128().is_none() => {
+                    let t = match ty {
+                        'x' | 'X' | 'o' | 'c' => Some(ty),
+                        _ => None,
+                    };
+                    let body = big_body(b, t, sp.alt)?;
+                    sp.ty = t;
+                    write_number(out, b.is_negative(), &body, &sp);
                     return Ok(());
                 }
                 (_, Value::Float(f)) if matches!(ty, 'd' | 'i' | 'u') => {
@@ -804,8 +852,9 @@ fn index_arg<'a>(args: &[Value<'a>], n: usize) -> Result<Value<'a>, Error> {
     })
 }
 
-/// Python's `int(s, base)` for a string; `None` where Python raises ValueError.
-fn parse_int(s: &str, base: i64) -> Option<i128> {
+/// Python's `int(s, base)` for a string; `None` where Python raises ValueError (beyond
+/// 4300 digits too, in a base that is not a power of two).
+fn parse_int(s: &str, base: i64) -> Option<BigInt> {
     let s = s.trim_matches(is_py_space);
     let (neg, s) = match s.strip_prefix('-') {
         Some(r) => (true, r),
@@ -845,7 +894,16 @@ fn parse_int(s: &str, base: i64) -> Option<i128> {
     {
         return None;
     }
-    let v = i128::from_str_radix(&clean, radix).ok()?;
+    if !radix.is_power_of_two() && clean.len() > MAX_STR_DIGITS {
+        return None;
+    }
+    let v = match i128::from_str_radix(&clean, radix) {
+        Ok(v) => BigInt::from(v),
+        Err(_) if clean.bytes().all(|b| b.is_ascii_alphanumeric()) => {
+            BigInt::parse_bytes(clean.as_bytes(), radix)?
+        }
+        Err(_) => return None,
+    };
     Some(if neg { -v } else { v })
 }
 
@@ -879,8 +937,11 @@ fn trunc_int<'a>(ctx: &Ctx<'a>, f: f64) -> VResult<'a> {
     if f.is_nan() {
         return Err(err!(Value, "cannot convert float NaN to integer"));
     }
-    if !f.is_finite() || f.abs() >= 1.7e38 {
+    if !f.is_finite() {
         return Err(err!(Overflow, "cannot convert float infinity to integer"));
+    }
+    if f.abs() >= 1.7e38 {
+        return ctx.big(bigint::from_f64(f));
     }
     Ok(ctx.int(f.trunc() as i128))
 }
@@ -906,7 +967,7 @@ pub(crate) fn int_filter<'a>(
                 Some(b) => int_arg(&b)?,
             };
             if let Some(i) = parse_int(s, base) {
-                return Ok(ctx.int(i));
+                return ctx.big(i);
             }
             match parse_float(s) {
                 Some(f) => trunc_int(ctx, f).or(Ok(default)),
@@ -929,6 +990,8 @@ pub(crate) fn float_filter<'a>(
     match v {
         Value::Undefined(_) => Err(ops::undefined_error(&v)),
         Value::Str(s) | Value::Markup(s) => Ok(parse_float(s).map_or(default, Value::Float)),
+        // Python's OverflowError, which the filter does not catch.
+        Value::Big(b) => b.to_f64().map(Value::Float),
         other => Ok(as_float(&other).map_or(default, Value::Float)),
     }
 }
@@ -971,6 +1034,7 @@ pub(crate) fn round_filter<'a>(
     }
     match v {
         Value::Float(f) => Ok(Value::Float(round_float(f, p))),
+        Value::Big(_) if p >= 0 => Ok(v),
         _ => {
             let i = as_int(&v).ok_or_else(not_round)?;
             if p >= 0 {

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use num_bigint::BigInt;
+
 use crate::error::{err, Error, ErrorKind};
 use crate::value::ops;
 use crate::value::{Ctx, Global, Namespace, VResult, Value};
@@ -178,6 +180,9 @@ fn range<'a>(ctx: &Ctx<'a>, args: &[Value<'a>], kwargs: Kwargs<'_, 'a>) -> VResu
     if !kwargs.is_empty() {
         return Err(err!(Type, "range() takes no keyword arguments"));
     }
+    if matches!(args.len(), 1..=3) && args.iter().any(|a| matches!(a, Value::Big(_))) {
+        return big_range(ctx, args);
+    }
     let n: Vec<i128> = args
         .iter()
         .map(|a| int_arg(a).map(i128::from))
@@ -212,6 +217,54 @@ fn range<'a>(ctx: &Ctx<'a>, args: &[Value<'a>], kwargs: Kwargs<'_, 'a>) -> VResu
         ));
     }
     Ok(ctx.list((0..len).map(|i| ctx.int(start + i * step))))
+}
+
+/// `range` with an argument beyond 64 bits: Python's lengths in big ints (a length beyond
+/// 64 bits is its `OverflowError`), then the sandbox's [`MAX_RANGE`] cap.
+fn big_range<'a>(ctx: &Ctx<'a>, args: &[Value<'a>]) -> VResult<'a> {
+    let n: Vec<BigInt> = args
+        .iter()
+        .map(|a| match a {
+            Value::Big(b) => Ok(b.to_bigint()),
+            other => int_arg(other).map(BigInt::from),
+        })
+        .collect::<Result<_, _>>()?;
+    let (zero, one) = (BigInt::from(0), BigInt::from(1));
+    let (start, stop, step) = match &n[..] {
+        [stop] => (zero.clone(), stop.clone(), one.clone()),
+        [start, stop] => (start.clone(), stop.clone(), one.clone()),
+        [start, stop, step] => (start.clone(), stop.clone(), step.clone()),
+        _ => return Err(err!(Type, "range expected 1 to 3 arguments")),
+    };
+    if step == zero {
+        return Err(err!(Value, "range() arg 3 must not be zero"));
+    }
+    let len = if step > zero && stop > start {
+        (&stop - &start + &step - &one) / &step
+    } else if step < zero && start > stop {
+        (&start - &stop - &step - &one) / -&step
+    } else {
+        zero
+    };
+    if i64::try_from(&len).is_err() {
+        return Err(err!(
+            Overflow,
+            "Python int too large to convert to C ssize_t"
+        ));
+    }
+    if len > BigInt::from(MAX_RANGE) {
+        return Err(err!(
+            Overflow,
+            "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000)."
+        ));
+    }
+    let mut items = Vec::new();
+    let mut at = start;
+    while items.len() < usize::try_from(&len).unwrap_or(0) {
+        items.push(ctx.big(at.clone())?);
+        at += &step;
+    }
+    Ok(ctx.list(items))
 }
 
 /// The items of `dict(*args, **kwargs)`: a mapping or an iterable of pairs, then keywords;

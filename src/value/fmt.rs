@@ -260,9 +260,7 @@ impl<'v> Printer<'_, 'v> {
             Value::Bool(true) => self.out.push_str("True"),
             Value::Bool(false) => self.out.push_str("False"),
             Value::Int(i) => write_int(self.out, *i),
-            Value::Big(i) => {
-                let _ = write!(self.out, "{i}");
-            }
+            Value::Big(b) => b.write_decimal(self.out),
             Value::Float(f) => write_float(self.out, *f),
             Value::Str(s) => write_str_repr(self.out, s),
             Value::Markup(s) => {
@@ -691,8 +689,18 @@ mod tests {
         assert_eq!(s(&Value::Bool(true)), "True");
         assert_eq!(s(&Value::Bool(false)), "False");
         assert_eq!(s(&Value::Int(-42)), "-42");
-        let big = 1i128 << 100;
-        assert_eq!(s(&Value::Big(&big)), "1267650600228229401496703205376");
+        let arena = bumpalo::Bump::new();
+        let c = crate::value::Ctx::for_tests(&arena);
+        assert_eq!(s(&c.int(1i128 << 100)), "1267650600228229401496703205376");
+        // 10**20 * 10**20 and -(2**200) (reference values).
+        let big: num_bigint::BigInt = "10000000000000000000000000000000000000000".parse().unwrap();
+        let v = c.big(big.clone() * big).unwrap();
+        assert_eq!(s(&v), format!("1{}", "0".repeat(80)));
+        let v = c.big(-(num_bigint::BigInt::from(1) << 200u32)).unwrap();
+        assert_eq!(
+            s(&v),
+            "-1606938044258990275541962092341162602522202993782792835301376"
+        );
         assert_eq!(s(&Value::UNDEFINED), "");
         assert_eq!(s(&Value::Str("it's")), "it's");
     }

@@ -290,10 +290,7 @@ impl Writer<'_, '_> {
             Value::Bool(true) => self.out.push_str("true"),
             Value::Bool(false) => self.out.push_str("false"),
             Value::Int(i) => write_int(self.out, *i),
-            Value::Big(i) => {
-                use std::fmt::Write as _;
-                let _ = write!(self.out, "{i}");
-            }
+            Value::Big(b) => self.out.push_str(&b.decimal_checked()?),
             Value::Float(f) => write_json_float(self.out, *f),
             Value::Str(s) | Value::Markup(s) => write_json_str(self.out, s, self.opts.ensure_ascii),
             Value::List(items) | Value::Tuple(items) => {

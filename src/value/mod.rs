@@ -5,6 +5,7 @@
 //! Python semantics live beside: [`ops`] (arithmetic, comparison, attribute and item
 //! access, iteration), [`fmt`] (`str()` and `repr()`), [`json`] (`json.dumps`).
 
+pub(crate) mod bigint;
 pub(crate) mod fmt;
 pub(crate) mod json;
 pub(crate) mod markup;
@@ -29,8 +30,9 @@ pub(crate) enum Value<'a> {
     Bool(bool),
     /// Python `int` that fits in 64 bits.
     Int(i64),
-    /// Python `int` beyond 64 bits (up to 128; larger is an overflow error).
-    Big(&'a i128),
+    /// Python `int` outside the 64-bit range, of any size up to [`bigint::MAX_DIGITS`]
+    /// digits (never one that fits in an `i64`: [`Ctx::big`] normalizes).
+    Big(&'a bigint::Big<'a>),
     /// Python `float`.
     Float(f64),
     /// Python `str`.
@@ -266,11 +268,21 @@ impl<'a> Ctx<'a> {
         Value::Iter(self.arena.alloc(Seq { kind, items }))
     }
 
-    /// An integer, promoted to 128 bits when it does not fit in 64.
+    /// An integer: a `Value::Int` when it fits in 64 bits, else a big int in the arena.
     pub(crate) fn int(&self, i: i128) -> Value<'a> {
         match i64::try_from(i) {
             Ok(small) => Value::Int(small),
-            Err(_) => Value::Big(self.arena.alloc(i)),
+            Err(_) => {
+                let mag = i.unsigned_abs();
+                let digits = [
+                    mag as u32,
+                    (mag >> 32) as u32,
+                    (mag >> 64) as u32,
+                    (mag >> 96) as u32,
+                ];
+                let len = digits.iter().rposition(|d| *d != 0).map_or(0, |p| p + 1);
+                self.big_from_digits(i < 0, &digits[..len])
+            }
         }
     }
 
@@ -331,7 +343,8 @@ impl<'a> Value<'a> {
             Value::Undefined(_) | Value::None => false,
             Value::Bool(b) => b,
             Value::Int(i) => i != 0,
-            Value::Big(i) => *i != 0,
+            // A big int is never zero.
+            Value::Big(_) => true,
             Value::Float(f) => f != 0.0,
             Value::Str(s) | Value::Markup(s) => !s.is_empty(),
             Value::List(l) | Value::Tuple(l) => !l.is_empty(),

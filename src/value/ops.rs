@@ -8,7 +8,10 @@
 
 use std::cmp::Ordering;
 
+use num_bigint::{BigInt, Sign};
+
 use crate::error::{err, Error};
+use crate::value::bigint::{self, Big};
 use crate::value::fmt::write_str_repr;
 use crate::value::{Callable, Ctx, IterKind, LoopState, UndefInfo, VResult, Value};
 
@@ -96,43 +99,46 @@ const MAX_REPEAT: usize = 1 << 26;
 
 /// A Python number: `bool` and `int` as an integer, or a `float`.
 #[derive(Clone, Copy, Debug)]
-enum Num {
-    /// `bool`, `int` (64 or 128 bits).
+enum Num<'a> {
+    /// `bool`, `int` of 64 bits (widened, so `+ - *` of two cannot overflow).
     Int(i128),
+    /// `int` outside the 64-bit range.
+    Big(&'a Big<'a>),
     /// `float`.
     Float(f64),
 }
 
 /// The number `v` stands for, if it is one (`True` is 1).
 #[inline]
-fn num(v: &Value<'_>) -> Option<Num> {
+fn num<'a>(v: &Value<'a>) -> Option<Num<'a>> {
     match *v {
         Value::Bool(b) => Some(Num::Int(i128::from(b))),
         Value::Int(i) => Some(Num::Int(i128::from(i))),
-        Value::Big(i) => Some(Num::Int(*i)),
+        Value::Big(b) => Some(Num::Big(b)),
         Value::Float(f) => Some(Num::Float(f)),
         _ => None,
     }
 }
 
-impl Num {
-    /// As a float, the way Python converts an int for mixed arithmetic.
-    fn to_f64(self) -> f64 {
+impl Num<'_> {
+    /// As a float, the way Python converts an int for mixed arithmetic (`OverflowError`
+    /// for an int beyond the float range).
+    fn to_f64(self) -> Result<f64, Error> {
         match self {
-            Num::Int(i) => i as f64,
-            Num::Float(f) => f,
+            Num::Int(i) => Ok(i as f64),
+            Num::Big(b) => b.to_f64(),
+            Num::Float(f) => Ok(f),
         }
     }
-}
 
-/// The error for an integer result beyond 128 bits.
-fn int_overflow() -> Error {
-    err!(Overflow, "integer result is too large (beyond 128 bits)")
-}
-
-/// An integer result, promoted to 128 bits when needed; `None` is an overflow.
-fn int_result<'a>(ctx: &Ctx<'a>, i: Option<i128>) -> VResult<'a> {
-    i.map(|i| ctx.int(i)).ok_or_else(int_overflow)
+    /// As a `BigInt`, if it is an int.
+    fn to_bigint(self) -> Option<BigInt> {
+        match self {
+            Num::Int(i) => Some(BigInt::from(i)),
+            Num::Big(b) => Some(b.to_bigint()),
+            Num::Float(_) => None,
+        }
+    }
 }
 
 /// Python's exact comparison of an int with a float (`None` when the float is NaN).
@@ -161,12 +167,17 @@ fn cmp_int_float(i: i128, f: f64) -> Option<Ordering> {
 }
 
 /// Compares two numbers as Python does (exactly across int and float).
-fn num_cmp(a: Num, b: Num) -> Option<Ordering> {
+fn num_cmp(a: Num<'_>, b: Num<'_>) -> Option<Ordering> {
     match (a, b) {
         (Num::Int(x), Num::Int(y)) => Some(x.cmp(&y)),
         (Num::Float(x), Num::Float(y)) => x.partial_cmp(&y),
         (Num::Int(x), Num::Float(y)) => cmp_int_float(x, y),
         (Num::Float(x), Num::Int(y)) => cmp_int_float(y, x).map(Ordering::reverse),
+        (Num::Big(x), Num::Big(y)) => Some(x.cmp_big(y)),
+        (Num::Big(x), Num::Int(_)) => Some(x.cmp_small()),
+        (Num::Int(_), Num::Big(y)) => Some(y.cmp_small().reverse()),
+        (Num::Big(x), Num::Float(y)) => x.cmp_f64(y),
+        (Num::Float(x), Num::Big(y)) => y.cmp_f64(x).map(Ordering::reverse),
     }
 }
 
@@ -301,63 +312,130 @@ fn float_pow(v: f64, w: f64) -> Result<f64, Error> {
     Ok(if negate { -r } else { r })
 }
 
-/// Arithmetic on two numbers.
-fn num_binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Num, b: Num) -> VResult<'a> {
-    if let (Num::Int(x), Num::Int(y)) = (a, b) {
-        return match op {
-            BinOp::Add => int_result(ctx, x.checked_add(y)),
-            BinOp::Sub => int_result(ctx, x.checked_sub(y)),
-            BinOp::Mul => int_result(ctx, x.checked_mul(y)),
-            BinOp::Div => {
-                if y == 0 {
-                    Err(err!(Value, "division by zero"))
-                } else {
-                    Ok(Value::Float(int_true_div(x, y)))
-                }
+/// Arithmetic on two ints of 64 bits (widened); `None` when the result needs a big int.
+fn small_binop<'a>(ctx: &Ctx<'a>, op: BinOp, x: i128, y: i128) -> Option<VResult<'a>> {
+    Some(match op {
+        BinOp::Add => Ok(ctx.int(x.checked_add(y)?)),
+        BinOp::Sub => Ok(ctx.int(x.checked_sub(y)?)),
+        BinOp::Mul => Ok(ctx.int(x.checked_mul(y)?)),
+        BinOp::Div => {
+            if y == 0 {
+                Err(err!(Value, "division by zero"))
+            } else {
+                Ok(Value::Float(int_true_div(x, y)))
             }
-            BinOp::FloorDiv => {
-                if y == 0 {
-                    return Err(err!(Value, "integer division or modulo by zero"));
-                }
-                let q = x.checked_div(y).ok_or_else(int_overflow)?;
-                let floored = if (x % y != 0) && ((x < 0) != (y < 0)) {
-                    q - 1
-                } else {
-                    q
-                };
-                Ok(ctx.int(floored))
+        }
+        BinOp::FloorDiv => {
+            if y == 0 {
+                return Some(Err(err!(Value, "integer division or modulo by zero")));
             }
-            BinOp::Mod => {
-                if y == 0 {
-                    return Err(err!(Value, "integer modulo by zero"));
-                }
-                let r = x.checked_rem(y).unwrap_or(0);
-                Ok(ctx.int(if r != 0 && ((r < 0) != (y < 0)) {
-                    r + y
-                } else {
-                    r
-                }))
+            let q = x.checked_div(y)?;
+            let floored = if (x % y != 0) && ((x < 0) != (y < 0)) {
+                q - 1
+            } else {
+                q
+            };
+            Ok(ctx.int(floored))
+        }
+        BinOp::Mod => {
+            if y == 0 {
+                return Some(Err(err!(Value, "integer modulo by zero")));
             }
-            BinOp::Pow => {
-                if y < 0 {
-                    if x == 0 {
-                        return Err(err!(Value, "0.0 cannot be raised to a negative power"));
-                    }
-                    return Ok(Value::Float(float_pow(x as f64, y as f64)?));
+            let r = x.checked_rem(y).unwrap_or(0);
+            Ok(ctx.int(if r != 0 && ((r < 0) != (y < 0)) {
+                r + y
+            } else {
+                r
+            }))
+        }
+        BinOp::Pow => {
+            if y < 0 {
+                if x == 0 {
+                    return Some(Err(err!(Value, "0.0 cannot be raised to a negative power")));
                 }
-                match x {
-                    0 | 1 => Ok(ctx.int(if y == 0 { 1 } else { x })),
-                    -1 => Ok(ctx.int(if y % 2 == 0 { 1 } else { -1 })),
-                    _ => {
-                        let e = u32::try_from(y).map_err(|_| int_overflow())?;
-                        int_result(ctx, x.checked_pow(e))
-                    }
-                }
+                return Some(float_pow(x as f64, y as f64).map(Value::Float));
             }
-            BinOp::Concat => Err(err!(Type, "internal: concatenation is not arithmetic")),
-        };
+            match x {
+                0 | 1 => Ok(ctx.int(if y == 0 { 1 } else { x })),
+                -1 => Ok(ctx.int(if y % 2 == 0 { 1 } else { -1 })),
+                _ => Ok(ctx.int(x.checked_pow(u32::try_from(y).ok()?)?)),
+            }
+        }
+        BinOp::Concat => Err(err!(Type, "internal: concatenation is not arithmetic")),
+    })
+}
+
+/// Arithmetic on two ints of any size, with Python's semantics (floored `//` and `%`,
+/// a float for `/` and for negative powers); results beyond the size limit are errors.
+fn big_binop<'a>(ctx: &Ctx<'a>, op: BinOp, x: BigInt, y: BigInt) -> VResult<'a> {
+    let zero = |y: &BigInt| y.sign() == Sign::NoSign;
+    match op {
+        BinOp::Add => ctx.big(x + y),
+        BinOp::Sub => ctx.big(x - y),
+        BinOp::Mul => {
+            if bigint::product_too_big(x.bits(), y.bits()) {
+                return Err(bigint::too_many_digits());
+            }
+            ctx.big(x * y)
+        }
+        BinOp::Div => {
+            if zero(&y) {
+                return Err(err!(Value, "division by zero"));
+            }
+            Ok(Value::Float(bigint::true_div(&x, &y)?))
+        }
+        BinOp::FloorDiv => {
+            if zero(&y) {
+                return Err(err!(Value, "integer division or modulo by zero"));
+            }
+            ctx.big(bigint::floor_divmod(&x, &y).0)
+        }
+        BinOp::Mod => {
+            if zero(&y) {
+                return Err(err!(Value, "integer modulo by zero"));
+            }
+            ctx.big(bigint::floor_divmod(&x, &y).1)
+        }
+        BinOp::Pow => {
+            if y.sign() == Sign::Minus {
+                if zero(&x) {
+                    return Err(err!(Value, "0.0 cannot be raised to a negative power"));
+                }
+                let (v, w) = (bigint::to_f64(&x)?, bigint::to_f64(&y)?);
+                return Ok(Value::Float(float_pow(v, w)?));
+            }
+            let one = BigInt::from(1);
+            if zero(&y) {
+                return Ok(Value::Int(1));
+            }
+            if zero(&x) || x == one {
+                return ctx.big(x);
+            }
+            if x == -one {
+                let odd = y.bit(0);
+                return Ok(Value::Int(if odd { -1 } else { 1 }));
+            }
+            let e = u32::try_from(&y).map_err(|_| bigint::too_many_digits())?;
+            if bigint::power_too_big(x.bits(), u64::from(e)) {
+                return Err(bigint::too_many_digits());
+            }
+            ctx.big(x.pow(e))
+        }
+        BinOp::Concat => Err(err!(Type, "internal: concatenation is not arithmetic")),
     }
-    let (x, y) = (a.to_f64(), b.to_f64());
+}
+
+/// Arithmetic on two numbers.
+fn num_binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Num<'a>, b: Num<'a>) -> VResult<'a> {
+    if let (Num::Int(x), Num::Int(y)) = (a, b) {
+        if let Some(r) = small_binop(ctx, op, x, y) {
+            return r;
+        }
+    }
+    if let (Some(x), Some(y)) = (a.to_bigint(), b.to_bigint()) {
+        return big_binop(ctx, op, x, y);
+    }
+    let (x, y) = (a.to_f64()?, b.to_f64()?);
     let f = match op {
         BinOp::Add => x + y,
         BinOp::Sub => x - y,
@@ -682,7 +760,8 @@ fn concat<'a>(ctx: &Ctx<'a>, a: Value<'a>, b: Value<'a>) -> VResult<'a> {
 /// `-v`.
 pub(crate) fn neg<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> VResult<'a> {
     match num(&v) {
-        Some(Num::Int(i)) => int_result(ctx, i.checked_neg()),
+        Some(Num::Int(i)) => Ok(ctx.int(-i)),
+        Some(Num::Big(b)) => ctx.big(-b.to_bigint()),
         Some(Num::Float(f)) => Ok(Value::Float(-f)),
         None if v.is_undefined() => Err(undefined_error(&v)),
         None => Err(err!(
@@ -697,6 +776,7 @@ pub(crate) fn neg<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> VResult<'a> {
 pub(crate) fn pos<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> VResult<'a> {
     match num(&v) {
         Some(Num::Int(i)) => Ok(ctx.int(i)),
+        Some(Num::Big(_)) => Ok(v),
         Some(Num::Float(f)) => Ok(Value::Float(f)),
         None if v.is_undefined() => Err(undefined_error(&v)),
         None => Err(err!(
@@ -987,12 +1067,15 @@ pub(crate) fn getitem<'a>(ctx: &Ctx<'a>, obj: Value<'a>, key: Value<'a>) -> VRes
     }))
 }
 
-/// An integer subscript (`True` is 1); big ints are out of any range.
+/// An integer subscript (`True` is 1); big ints are out of any range (a position far
+/// beyond any length, which slices clamp and items do not find, as Python's lookups that
+/// cannot fit the int into an index end in an `IndexError`).
 fn index_of(key: &Value<'_>) -> Option<i128> {
     match *key {
         Value::Int(i) => Some(i128::from(i)),
         Value::Bool(b) => Some(i128::from(b)),
-        Value::Big(i) => Some(*i),
+        Value::Big(b) if b.is_negative() => Some(i128::MIN / 2),
+        Value::Big(_) => Some(i128::MAX / 2),
         _ => None,
     }
 }
@@ -1081,10 +1164,10 @@ fn attribute<'a>(ctx: &Ctx<'a>, obj: Value<'a>, name: &'a str) -> Option<Value<'
         Value::Loop(l) => loop_attr(ctx, l, name),
         Value::Ns(ns) => ns.get(name),
         Value::Bool(_) | Value::Int(_) | Value::Big(_) => match name {
-            "real" | "numerator" => num(&obj).map(|n| match n {
-                Num::Int(i) => ctx.int(i),
-                Num::Float(f) => Value::Float(f),
-            }),
+            "real" | "numerator" => match obj {
+                Value::Bool(b) => Some(Value::Int(i64::from(b))),
+                other => Some(other),
+            },
             "imag" => Some(Value::Int(0)),
             "denominator" => Some(Value::Int(1)),
             _ => None,
@@ -1820,19 +1903,77 @@ mod tests {
         for (op, a, b, want) in cases {
             assert_eq!(show(binop(&c, *op, *a, *b)), *want, "{op:?}");
         }
-        // Beyond 128 bits is an overflow error (Python would go on).
-        let e = binop(&c, Pow, i(2), i(127));
-        assert_eq!(
-            e.err().map(|e| e.kind()),
-            Some(crate::error::ErrorKind::Overflow)
-        );
-        let e = binop(&c, Pow, i(2), i(200));
-        assert_eq!(
-            e.err().map(|e| e.kind()),
-            Some(crate::error::ErrorKind::Overflow)
-        );
-        let max = c.int(i128::MAX);
-        assert!(binop(&c, Add, max, i(1)).is_err());
+        // Ints of any size, as Python computes them (reference values).
+        let pow = |a: i64, b: i64| binop(&c, Pow, i(a), i(b)).unwrap();
+        let p200 = pow(2, 200);
+        let p50 = pow(3, 50);
+        let neg50 = neg(&c, p50).unwrap();
+        let cases = [
+            (Pow, i(2), i(127), "170141183460469231731687303715884105728"),
+            (
+                Add,
+                c.int(i128::MAX),
+                i(1),
+                "170141183460469231731687303715884105728",
+            ),
+            (
+                Mul,
+                binop(&c, Mul, pow(2, 64), pow(2, 64)).unwrap(),
+                pow(2, 64),
+                "6277101735386680763835789423207666416102355444464034512896",
+            ),
+            (
+                FloorDiv,
+                p200,
+                neg50,
+                "-2238393297946874000179418290327143434",
+            ),
+            (Mod, p200, neg50, "-468230674383506259593690"),
+            (Sub, p200, p200, "0"),
+            (Div, p200, pow(2, 100), "1.2676506002282294e+30"),
+            (Pow, i(-1), pow(2, 70), "1"),
+            (Pow, i(2), neg(&c, pow(10, 30)).unwrap(), "0.0"),
+            (
+                Add,
+                pow(10, 400),
+                Value::Float(1.0),
+                "Overflow: int too large to convert to float",
+            ),
+            (
+                Div,
+                pow(10, 400),
+                i(3),
+                "Overflow: integer division result too large for a float",
+            ),
+            (Mod, p200, i(0), "Value: integer modulo by zero"),
+        ];
+        for (op, a, b, want) in cases {
+            assert_eq!(show(binop(&c, op, a, b)), want, "{op:?}");
+        }
+        let cmp = |op: CmpOp, a: Value<'_>, b: Value<'_>| compare(op, &a, &b).unwrap();
+        assert!(cmp(CmpOp::Gt, p200, pow(2, 199)));
+        assert!(cmp(
+            CmpOp::Lt,
+            neg(&c, p200).unwrap(),
+            neg(&c, pow(2, 199)).unwrap()
+        ));
+        assert!(cmp(CmpOp::Lt, i(-5), p200));
+        assert!(cmp(CmpOp::Lt, neg(&c, p200).unwrap(), Value::Float(1e300)));
+        assert!(!cmp(CmpOp::Gt, pow(10, 400), Value::Float(f64::INFINITY)));
+        assert!(eq(&p200, &Value::Float(2f64.powi(200))));
+        assert!(!eq(&pow(10, 400), &Value::Float(1e300)));
+        // Beyond 100k decimal digits is an overflow error (Python would go on).
+        for (a, b) in [
+            (i(10), i(100_001)),
+            (pow(10, 50_000), i(3)),
+            (i(2), pow(10, 40)),
+        ] {
+            let e = binop(&c, Pow, a, b);
+            assert_eq!(
+                e.err().map(|e| e.kind()),
+                Some(crate::error::ErrorKind::Overflow)
+            );
+        }
         // Undefined operands raise, on either side; `~` prints them as empty.
         let x = Value::Undefined(Some(c.arena.alloc(UndefInfo::Name("x"))));
         assert_eq!(show(binop(&c, Add, x, i(1))), "Undefined: 'x' is undefined");
