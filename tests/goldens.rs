@@ -181,12 +181,7 @@ fn goldens_match_the_reference() {
 
 /// Golden cases that still differ from the reference, with the cause (also in
 /// docs/conformance.md). The test fails if one of them starts matching or any other differs.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "filters_other_builtins.json",
-        "`groupby` items lack `.grouper`/`.list`",
-    ),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 /// Whether chatcodec's `ErrorKind` (as `{:?}`) is the natural counterpart of the reference's
 /// exception class. Only informative: a case passes as long as both fail.

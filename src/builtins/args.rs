@@ -332,11 +332,11 @@ pub(crate) mod testutil {
     /// Runs `f` with a fresh context at the Unix epoch (the arena is leaked: tests only).
     pub(crate) fn with_ctx<R>(f: impl FnOnce(&Ctx<'static>) -> R) -> R {
         let arena: &'static bumpalo::Bump = Box::leak(Box::new(bumpalo::Bump::new()));
-        let ctx = Ctx {
+        let ctx = Ctx::new(
             arena,
-            now: crate::clock::DateTime::from_unix(0, 0),
-            max_value: crate::Limits::default().max_output,
-        };
+            crate::clock::DateTime::from_unix(0, 0),
+            crate::Limits::default().max_output,
+        );
         f(&ctx)
     }
 

@@ -401,7 +401,9 @@ fn groupby<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) 
             j += 1;
         }
         let group = ctx.list(idx[i..j].iter().map(|&n| items[n]));
-        out.push(pair(ctx, raw[idx[i]], group));
+        let t = ctx.slice([raw[idx[i]], group]);
+        ctx.mark_group_tuple(t);
+        out.push(Value::Tuple(t));
         i = j;
     }
     Ok(ctx.list(out))

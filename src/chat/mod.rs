@@ -135,11 +135,11 @@ pub(crate) fn render_impl(
     let prog = &template.program;
     let mut final_text = None;
     let spans = crate::vm::with_arena(|arena| {
-        let ctx = Ctx {
+        let ctx = Ctx::new(
             arena,
-            now: template.options.clock.now(),
-            max_value: Ctx::value_limit(template.options.limits.max_output),
-        };
+            template.options.clock.now(),
+            template.options.limits.max_output,
+        );
         let (msgs, final_message) = match messages_value {
             Some(v) => build_messages(&ctx, v, messages, cont, extra.drop_none, &prog.source)?,
             None => (Value::None, None),

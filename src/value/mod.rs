@@ -172,23 +172,47 @@ pub(crate) struct Ctx<'a> {
     /// The largest value a builtin may build: bytes of a string, 8 times the items of a
     /// container (the render's `Limits::max_output`, which the VM applies the same way).
     pub(crate) max_value: usize,
+    /// The `(grouper, list)` tuples `groupby` made in this render (by address): jinja2's
+    /// `_GroupTuple`, a tuple with `.grouper` and `.list`.
+    pub(crate) group_tuples: RefCell<Vec<usize>>,
 }
 
 impl<'a> Ctx<'a> {
     /// A context over `arena` with the clock at the Unix epoch, for unit tests.
     #[cfg(test)]
     pub(crate) fn for_tests(arena: &'a Bump) -> Ctx<'a> {
+        Ctx::new(
+            arena,
+            DateTime::from_unix(0, 0),
+            crate::Limits::default().max_output,
+        )
+    }
+
+    /// The context of one render over `arena`, at time `now`, whose output limit is
+    /// `max_output` (also the size limit of any value it computes and prints).
+    pub(crate) fn new(arena: &'a Bump, now: DateTime, max_output: usize) -> Ctx<'a> {
         Ctx {
             arena,
-            now: DateTime::from_unix(0, 0),
-            max_value: crate::Limits::default().max_output,
+            now,
+            max_value: Ctx::value_limit(max_output),
+            group_tuples: RefCell::new(Vec::new()),
         }
+    }
+
+    /// Marks `t` (a 2-tuple) as one of `groupby`'s `(grouper, list)` tuples.
+    pub(crate) fn mark_group_tuple(&self, t: &'a [Value<'a>]) {
+        self.group_tuples.borrow_mut().push(t.as_ptr() as usize);
+    }
+
+    /// Whether `t` is one of `groupby`'s tuples of this render.
+    pub(crate) fn is_group_tuple(&self, t: &[Value<'a>]) -> bool {
+        t.len() == 2 && self.group_tuples.borrow().contains(&(t.as_ptr() as usize))
     }
 
     /// The value limit of a render whose output limit is `max_output`: `max_output` itself.
     /// It also becomes the print limit of this thread ([`fmt::set_print_limit`]), as the VM
     /// prints `{{ x }}` without a `Ctx`; every render sets it when it makes its `Ctx`.
-    pub(crate) fn value_limit(max_output: usize) -> usize {
+    fn value_limit(max_output: usize) -> usize {
         fmt::set_print_limit(max_output);
         max_output
     }

@@ -1161,6 +1161,11 @@ fn attribute<'a>(ctx: &Ctx<'a>, obj: Value<'a>, name: &'a str) -> Option<Value<'
         return Some(ctx.callable(Callable::Method { recv: obj, name }));
     }
     match obj {
+        Value::Tuple(t) if ctx.is_group_tuple(t) => match name {
+            "grouper" => t.first().copied(),
+            "list" => t.get(1).copied(),
+            _ => None,
+        },
         Value::Loop(l) => loop_attr(ctx, l, name),
         Value::Ns(ns) => ns.get(name),
         Value::Bool(_) | Value::Int(_) | Value::Big(_) => match name {

@@ -68,11 +68,7 @@ pub(crate) fn render_json(
         _ => return Err(err!(Input, "template variables must be a JSON object")),
     };
     with_arena(|arena| {
-        let ctx = Ctx {
-            arena,
-            now: t.options.clock.now(),
-            max_value: Ctx::value_limit(t.options.limits.max_output),
-        };
+        let ctx = Ctx::new(arena, t.options.clock.now(), t.options.limits.max_output);
         let globals = resolve_globals(&t.program, &ctx, |name| {
             map.and_then(|m| m.get(name))
                 .map(|v| Value::from_json_in(v, &ctx))

@@ -647,7 +647,13 @@ impl<'a, 'o> Vm<'a, 'o> {
 
 /// `obj.strs[key]` (or `obj[strs[key]]` when `item`) for a key no dict attribute has: a JSON
 /// object's key directly, anything else by the general rules.
-fn key_read<'a>(ctx: &Ctx<'a>, prog: &'a Program, obj: Value<'a>, key: u32, item: bool) -> VResult<'a> {
+fn key_read<'a>(
+    ctx: &Ctx<'a>,
+    prog: &'a Program,
+    obj: Value<'a>,
+    key: u32,
+    item: bool,
+) -> VResult<'a> {
     let name: &'a str = &prog.strs[key as usize];
     if let Value::Json(serde_json::Value::Object(o)) = obj {
         if let Some(j) = ops::json_get(o, name) {
