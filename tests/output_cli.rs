@@ -16,7 +16,11 @@ fn run(args: &[&str], stdin: &[u8]) -> (i32, String) {
     // A run that fails early (a bad option) may exit before reading its input: a broken
     // pipe here is that, not a failure of the test.
     if let Err(e) = child.stdin.take().expect("stdin").write_all(stdin) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "writing the input: {e}");
+        assert_eq!(
+            e.kind(),
+            std::io::ErrorKind::BrokenPipe,
+            "writing the input: {e}"
+        );
     }
     let out = child.wait_with_output().expect("wait");
     (

@@ -61,7 +61,10 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
             let count = opt_int_arg(count)?.unwrap_or(-1);
             let (s, old, new) = (to_str(ctx, &v), to_str(ctx, &old), to_str(ctx, &new));
             check_replace(ctx, s, old, new, count)?;
-            Ok(super::strmethods::cow_value(ctx, py_replace(s, old, new, count)))
+            Ok(super::strmethods::cow_value(
+                ctx,
+                py_replace(s, old, new, count),
+            ))
         },
         "indent" => indent as FilterFn,
         "int" => super::format::int_filter as FilterFn,

@@ -1,9 +1,9 @@
 //! Python `str` methods, indexing by code point as Python does.
 
-use std::borrow::Cow;
 use crate::error::{err, Error};
 use crate::value::ops;
 use crate::value::{Ctx, VResult, Value};
+use std::borrow::Cow;
 
 use super::args::{bind, int_arg, is_py_space, no_args, opt_int_arg, splitlines, str_arg};
 use super::Kwargs;
@@ -511,7 +511,8 @@ pub(crate) fn check_replace(
 /// `s.replace(old, new, count)`; a negative `count` replaces all.
 pub(crate) fn py_replace<'s>(s: &'s str, old: &str, new: &str, count: i64) -> Cow<'s, str> {
     let max = usize::try_from(count).unwrap_or(usize::MAX);
-    if max == 0 || (!old.is_empty() && memchr::memmem::find(s.as_bytes(), old.as_bytes()).is_none()) {
+    if max == 0 || (!old.is_empty() && memchr::memmem::find(s.as_bytes(), old.as_bytes()).is_none())
+    {
         // Nothing to replace: the string itself, not a copy.
         return Cow::Borrowed(s);
     }
