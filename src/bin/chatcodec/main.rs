@@ -1,6 +1,7 @@
 //! The `chatcodec` command line: render prompts, parse model output.
 
 mod parse;
+mod progress;
 mod render;
 mod show;
 

@@ -269,7 +269,13 @@ fn batch(renderer: &Renderer, settings: &Settings<'_>, spec: &str) -> Result<(),
             .map_err(|e| (INPUT_ERROR, format!("cannot read {spec}: {e}")))?;
         Box::new(std::io::BufReader::new(f))
     };
-    let progress = std::io::stderr().is_terminal();
+    // The bar's total costs a read of the file: only when the bar is shown.
+    let total = if spec != "-" && std::io::stderr().is_terminal() {
+        crate::progress::count_lines(spec)
+    } else {
+        None
+    };
+    let mut progress = crate::progress::Progress::new(total);
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut text = String::new();
     let mut done = 0usize;
@@ -306,12 +312,12 @@ fn batch(renderer: &Renderer, settings: &Settings<'_>, spec: &str) -> Result<(),
             .write_all(b"\n")
             .map_err(|e| (INPUT_ERROR, format!("cannot write the output: {e}")))?;
         done += 1;
-        if progress && done % 256 == 0 {
-            eprint!("\r{done} rendered, {failed} failed");
+        if let Some(p) = progress.as_mut() {
+            p.update(done, failed);
         }
     }
-    if progress {
-        eprintln!("\r{done} rendered, {failed} failed");
+    if let Some(p) = progress.as_mut() {
+        p.finish(done, failed);
     }
     stdout
         .flush()
