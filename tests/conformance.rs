@@ -27,7 +27,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use common::{brief_difference, first_difference, first_line, quiet_panics, Input, Outcome};
+use common::{
+    brief_difference, first_difference, first_line, quiet_panics, Input, Outcome, KNOWN_DIFFERENCES,
+};
 
 /// Where a case's input goes: template variables or a chat request.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -634,10 +636,6 @@ fn corpus_matches_the_reference() {
         stale.len()
     );
 }
-
-/// Templates whose pairs still differ from the reference, with the cause. The test fails if
-/// one of them starts matching (so the list stays true) or if any other pair differs.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 /// docs/conformance.md: counts, the reference's outcomes, every difference grouped by cause.
 #[allow(clippy::too_many_arguments)]

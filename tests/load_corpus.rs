@@ -1,7 +1,9 @@
 //! The loaders against transformers on the whole corpus: for every template in
 //! `../shared/corpus/templates` (read from there), `tests/reference/load_corpus.py` writes a
 //! Hugging Face model folder with the template in `tokenizer_config.json`, one with it in
-//! `chat_template.jinja`, and a GGUF file (gguf's GGUFWriter), then renders corpus scenarios
+//! `chat_template.jinja`, one whose `tokenizer_config.json` lists named templates (`default`
+//! of ours, `tool_use` the corpus template: the selection by tools is tested too), and a GGUF
+//! file (gguf's GGUFWriter), then renders corpus scenarios
 //! with transformers' own `AutoTokenizer.from_pretrained(folder).apply_chat_template` in one
 //! Python process. chatcodec loads the same files (`ModelTemplates::from_model_dir`,
 //! `from_gguf`) and must render byte for byte the same: plain scenarios,
@@ -14,6 +16,8 @@
 //! transformers/gguf/tokenizers or without `../shared/corpus`, prints SKIPPED and passes;
 //! with `CI=true` that is a failure.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -23,42 +27,15 @@ use chatcodec::load::ModelTemplates;
 use chatcodec::{Clock, DateTime};
 use serde_json::{json, Value};
 
-/// The clock of both sides (oracle.py fixes transformers' to the same time).
-const NOW: &str = "2026-01-15T10:30:00";
+// The clock of both sides is `common::NOW` (oracle.py fixes transformers' to the same time).
+use common::NOW;
 
-/// Templates whose renders still differ from the reference, with the cause: the list of
-/// tests/conformance.rs, read from its source so there is one list (that test fails when one
-/// of them starts matching, and keeps the list true). Here a listed template may differ or not
-/// (the scenarios here are fewer); each is reported.
+/// The known differences of tests/conformance.rs, reported here rather than failed (the
+/// scenarios here are fewer).
 fn known_differences() -> Vec<(String, String)> {
-    let source = include_str!("conformance.rs");
-    let Some(start) = source.find("const KNOWN_DIFFERENCES") else {
-        return Vec::new();
-    };
-    let block = &source[start..];
-    let block = &block[..block.find("\n];").unwrap_or(block.len())];
-    let mut strings = Vec::new();
-    let mut rest = block;
-    while let Some(open) = rest.find('"') {
-        let body = &rest[open + 1..];
-        let mut end = 0;
-        let mut escaped = false;
-        for (i, c) in body.char_indices() {
-            match c {
-                '\\' if !escaped => escaped = true,
-                '"' if !escaped => {
-                    end = i;
-                    break;
-                }
-                _ => escaped = false,
-            }
-        }
-        strings.push(body[..end].replace("\\\"", "\""));
-        rest = &body[end + 1..];
-    }
-    strings
-        .chunks(2)
-        .filter_map(|p| Some((p.first()?.clone(), p.get(1)?.clone())))
+    common::KNOWN_DIFFERENCES
+        .iter()
+        .map(|(t, why)| (t.to_string(), why.to_string()))
         .collect()
 }
 
@@ -372,6 +349,11 @@ fn every_loader_renders_the_corpus_like_transformers() {
                 "jinja",
                 ModelTemplates::from_model_dir(&dir("jinja")),
             ),
+            (
+                "named tokenizer_config.json",
+                "named",
+                ModelTemplates::from_model_dir(&dir("named")),
+            ),
             ("gguf", "config", ModelTemplates::from_gguf(&dir("gguf"))),
         ];
         for (loader, reference_kind, model) in &loaders {
@@ -387,8 +369,13 @@ fn every_loader_renders_the_corpus_like_transformers() {
                 }
             };
             // The text transformers' tokenizer holds (the GGUF file has the folder's).
-            let want_source = files["sources"][reference_kind].as_str();
-            if model.source("default") != want_source {
+            // The named folder's tokenizer holds a map of templates: check the corpus one.
+            let (source_name, want_source) = if *reference_kind == "named" {
+                ("tool_use", files["sources"]["named"]["tool_use"].as_str())
+            } else {
+                ("default", files["sources"][reference_kind].as_str())
+            };
+            if model.source(source_name) != want_source {
                 failures.push((
                     name.clone(),
                     format!("{loader}: the template text differs from the tokenizer's"),
@@ -433,7 +420,7 @@ fn every_loader_renders_the_corpus_like_transformers() {
         say(&format!("FAIL {t}: {why}"));
     }
     say(&format!(
-        "load_corpus: {} templates x {} cases ({} with masks) x 3 loaders (tokenizer_config.json, chat_template.jinja, GGUF); transformers took {python_secs:.1}s (files included), chatcodec {ours_secs:.1}s",
+        "load_corpus: {} templates x {} cases ({} with masks) x 4 loaders (tokenizer_config.json, chat_template.jinja, named templates in tokenizer_config.json, GGUF); transformers took {python_secs:.1}s (files included), chatcodec {ours_secs:.1}s",
         templates.len(),
         n_plain,
         masked / 3,

@@ -9,6 +9,9 @@ For template i it writes, under DIR:
 
     t<i>/config/  a Hugging Face model folder whose tokenizer_config.json holds the template
     t<i>/jinja/   the same tokens, the template in chat_template.jinja
+    t<i>/named/   tokenizer_config.json with a list of named templates: `default` (a small
+                  template of ours) and `tool_use` (the corpus template), so transformers
+                  picks by whether the request has tools
     t<i>.gguf     a GGUF file (gguf's GGUFWriter, as llama.cpp writes them) with the template
                   as tokenizer.chat_template and bos/eos/unk as token ids
 
@@ -48,6 +51,10 @@ def need(module):
         sys.exit(3)
 
 
+# The `default` template of the named-templates folders (ours, not from the corpus).
+NAMED_DEFAULT = "{% for m in messages %}[{{ m['role'] }}] {{ m['content'] }}\n{% endfor %}"
+
+
 def write_files(out, templates):
     gguf = need("gguf")
     tokenizers = need("tokenizers")
@@ -74,15 +81,21 @@ def write_files(out, templates):
         entry = {
             "config": os.path.join(base, "config"),
             "jinja": os.path.join(base, "jinja"),
+            "named": os.path.join(base, "named"),
             "gguf": base + ".gguf",
         }
-        for kind in ("config", "jinja"):
+        for kind in ("config", "jinja", "named"):
             folder = entry[kind]
             os.makedirs(folder, exist_ok=True)
             shutil.copyfile(shared_tokenizer, os.path.join(folder, "tokenizer.json"))
             cfg = dict(config)
             if kind == "config":
                 cfg["chat_template"] = source
+            elif kind == "named":
+                cfg["chat_template"] = [
+                    {"name": "default", "template": NAMED_DEFAULT},
+                    {"name": "tool_use", "template": source},
+                ]
             else:
                 path_jinja = os.path.join(folder, "chat_template.jinja")
                 with open(path_jinja, "w", encoding="utf-8", newline="") as f:
@@ -160,7 +173,9 @@ def main():
     layout = write_files(job["out"], [t["path"] for t in job["templates"]])
     results = []
     for entry, template in zip(layout, job["templates"]):
-        toks = {kind: AutoTokenizer.from_pretrained(entry[kind]) for kind in ("config", "jinja")}
+        toks = {
+            kind: AutoTokenizer.from_pretrained(entry[kind]) for kind in ("config", "jinja", "named")
+        }
         entry["sources"] = {kind: tok.chat_template for kind, tok in toks.items()}
         wanted = set(template["cases"])
         results.append([
