@@ -146,8 +146,7 @@ impl<'s> Lexer<'s> {
             if modifier == Some(b'-') {
                 end = trim_space_end(src, start, end);
             } else if kind != TagKind::Var && modifier != Some(b'+') {
-                let text = &src[start..end];
-                let l_pos = text.rfind('\n').map(|i| i + 1);
+                let l_pos = memchr::memrchr(b'\n', &bytes[start..end]).map(|i| i + 1);
                 if l_pos.is_some() || line_starting {
                     let l = start + l_pos.unwrap_or(0);
                     if src[l..end].bytes().all(|b| b == b' ' || b == b'\t') {
@@ -449,7 +448,20 @@ fn skip_space(src: &str, pos: usize) -> usize {
 
 /// The end of `src[start..end]` with trailing whitespace removed.
 fn trim_space_end(src: &str, start: usize, end: usize) -> usize {
-    start + src[start..end].trim_end_matches(py_isspace).len()
+    let bytes = src.as_bytes();
+    let mut i = end;
+    // ASCII whitespace byte by byte; a non-ASCII byte goes through the char test.
+    while i > start {
+        let b = bytes[i - 1];
+        if b == b' ' || (b'\t'..=b'\r').contains(&b) || (0x1c..=0x1f).contains(&b) {
+            i -= 1;
+        } else if b < 0x80 {
+            return i;
+        } else {
+            return start + src[start..i].trim_end_matches(py_isspace).len();
+        }
+    }
+    i
 }
 
 /// An operator or punctuation token.
