@@ -17,9 +17,14 @@ mod formats;
 mod message;
 pub(crate) mod peg;
 pub(crate) mod scan;
+mod spec;
 mod stream;
 
 pub use event::Event;
 pub use formats::Format;
 pub use message::{delta, Message, ToolCall};
+pub use spec::{
+    CallSyntax, ChannelSpec, FormatSpec, IdSpec, Markers, ReasoningMode, ReasoningSpec,
+    ToolCallSpec, ValueTyping,
+};
 pub use stream::{parse, parse_with, Options, Reasoning, StreamParser};
