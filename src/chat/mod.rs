@@ -13,6 +13,7 @@ use crate::template::Template;
 use crate::value::{Ctx, Value};
 
 mod family;
+pub mod media;
 pub mod prompt;
 mod request;
 mod template;

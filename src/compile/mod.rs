@@ -3,9 +3,11 @@
 //! the filter and test functions resolved at compile time, and the span side table.
 
 mod codegen;
+mod content;
 mod instr;
 mod scope;
 
+pub(crate) use content::reads_content_parts;
 pub(crate) use instr::{Const, Instr, LoopField, MacroInfo, NONE16};
 
 use crate::builtins::{FilterFn, TestFn};

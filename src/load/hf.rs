@@ -215,3 +215,112 @@ pub(crate) fn read_folder(dir: &Path) -> Result<ModelFolder, Error> {
     }
     Ok(folder)
 }
+
+/// The files that make a folder a processor folder (a model with image, video or audio
+/// inputs), in the order they are looked for.
+const PROCESSOR_FILES: [&str; 4] = [
+    "processor_config.json",
+    "preprocessor_config.json",
+    "video_preprocessor_config.json",
+    "chat_template.json",
+];
+
+/// What a processor folder holds beyond its tokenizer.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ProcessorFiles {
+    /// The first file of [`PROCESSOR_FILES`] found, if any: the folder is a processor folder.
+    pub marker: Option<&'static str>,
+    /// The processor's templates (`default` for the unnamed one).
+    pub templates: Vec<(String, String)>,
+    /// Which file the templates came from.
+    pub origin: String,
+    /// `image_token`, `video_token`, `audio_token` of `processor_config.json`.
+    pub media_tokens: Map<String, Value>,
+}
+
+/// Reads the processor side of the folder at `dir` the way transformers'
+/// `ProcessorMixin.from_pretrained` does: the legacy `chat_template.json` (which may not be
+/// combined with `additional_chat_templates/`), else `additional_chat_templates/*.jinja` and
+/// `chat_template.jinja` (named `default`); a non-null `chat_template` in
+/// `processor_config.json` replaces them all.
+pub(crate) fn read_processor(dir: &Path) -> Result<ProcessorFiles, Error> {
+    if !dir.is_dir() {
+        return Err(err!(Input, "{} is not a model folder", dir.display()));
+    }
+    let mut files = ProcessorFiles {
+        marker: PROCESSOR_FILES.into_iter().find(|f| dir.join(f).is_file()),
+        ..ProcessorFiles::default()
+    };
+    let mut extra = Vec::new();
+    let extra_dir = dir.join("additional_chat_templates");
+    if extra_dir.is_dir() {
+        let entries = std::fs::read_dir(&extra_dir)
+            .map_err(|e| err!(Input, "cannot list {}: {e}", extra_dir.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Some(name) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".jinja"))
+            else {
+                continue;
+            };
+            if let Some(t) = read_jinja(&path)? {
+                extra.push((name.to_string(), t));
+            }
+        }
+        extra.sort();
+    }
+    let legacy_path = dir.join("chat_template.json");
+    if let Some(legacy) = read_json(&legacy_path)? {
+        let Some(template) = legacy.get("chat_template") else {
+            return Err(err!(
+                Input,
+                "{} has no \"chat_template\" key",
+                legacy_path.display()
+            ));
+        };
+        if !extra.is_empty() {
+            return Err(err!(
+                Input,
+                "Cannot load chat template due to conflicting files - this checkpoint combines a legacy chat_template.json file with separate template files, which is not supported. To resolve this error, replace the legacy chat_template.json file with a modern chat_template.jinja file."
+            ));
+        }
+        files.templates = templates_from(template, &legacy_path)?;
+        files.origin = "chat_template.json".to_string();
+    } else {
+        if !extra.is_empty() {
+            files.origin = "additional_chat_templates/".to_string();
+        }
+        files.templates = extra;
+        if let Some(t) = read_jinja(&dir.join("chat_template.jinja"))? {
+            files.templates.push(("default".to_string(), t));
+            files.origin = "chat_template.jinja".to_string();
+        }
+    }
+    let config_path = dir.join("processor_config.json");
+    if let Some(Value::Object(config)) = read_json(&config_path)? {
+        match config.get("chat_template") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(named)) => {
+                files.templates = named
+                    .iter()
+                    .filter_map(|(k, v)| v.as_str().map(|t| (k.clone(), t.to_string())))
+                    .collect();
+                files.origin = "processor_config.json".to_string();
+            }
+            Some(other) => {
+                files.templates = templates_from(other, &config_path)?;
+                files.origin = "processor_config.json".to_string();
+            }
+        }
+        for key in ["image_token", "video_token", "audio_token"] {
+            if let Some(t) = config.get(key).and_then(token_text) {
+                files
+                    .media_tokens
+                    .insert(key.to_string(), Value::String(t.to_string()));
+            }
+        }
+    }
+    Ok(files)
+}

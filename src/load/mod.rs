@@ -27,6 +27,12 @@ pub struct ModelTemplates {
     family: Family,
     origin: String,
     builtin: bool,
+    /// The file that makes the folder a processor folder, if it is one.
+    processor_marker: Option<&'static str>,
+    /// Whether the templates are the processor's (chosen as `ProcessorMixin` chooses them).
+    processor_path: bool,
+    /// Media placeholder tokens of `processor_config.json`.
+    media_tokens: Map<String, Value>,
 }
 
 impl ModelTemplates {
@@ -39,12 +45,38 @@ impl ModelTemplates {
             .and_then(Family::from_architecture);
         let tokens = folder.special_tokens.clone();
         let vocab_family = Family::from_markers(|m| tokens.values().any(|v| v.as_str() == Some(m)));
-        Ok(ModelTemplates::build(
+        let processor = hf::read_processor(dir)?;
+        let mut model = ModelTemplates::build(
             folder.templates,
             folder.special_tokens,
             hint.unwrap_or(vocab_family),
             format!("{} ({})", dir.display(), folder.origin),
-        ))
+        );
+        model.processor_marker = processor.marker;
+        model.media_tokens = processor.media_tokens;
+        Ok(model)
+    }
+
+    /// Reads a model folder as transformers' processors read it
+    /// (`AutoProcessor.from_pretrained(dir).apply_chat_template`): the processor's own
+    /// templates (the legacy `chat_template.json`, else `chat_template.jinja` and
+    /// `additional_chat_templates/`, else a `chat_template` in `processor_config.json`), with
+    /// the tokenizer's special tokens. A processor without a template is an error when a
+    /// template is selected, as it is in transformers.
+    pub fn from_processor_dir(dir: &Path) -> Result<ModelTemplates, Error> {
+        let mut model = ModelTemplates::from_model_dir(dir)?;
+        let processor = hf::read_processor(dir)?;
+        model.family = processor
+            .templates
+            .iter()
+            .find(|(n, _)| n == "default")
+            .or(processor.templates.first())
+            .map_or(model.family, |(_, t)| Family::detect(t));
+        model.origin = format!("{} (processor: {})", dir.display(), if processor.origin.is_empty() { "no chat template" } else { &processor.origin });
+        model.templates = processor.templates;
+        model.builtin = false;
+        model.processor_path = true;
+        Ok(model)
     }
 
     /// Reads the metadata of a GGUF file (streamed; tensor data is never read).
@@ -111,6 +143,9 @@ impl ModelTemplates {
                     fallback.name()
                 ),
                 builtin: true,
+                processor_marker: None,
+                processor_path: false,
+                media_tokens: Map::new(),
             };
         }
         let family = templates
@@ -124,6 +159,9 @@ impl ModelTemplates {
             family,
             origin,
             builtin: false,
+            processor_marker: None,
+            processor_path: false,
+            media_tokens: Map::new(),
         }
     }
 
@@ -160,6 +198,28 @@ impl ModelTemplates {
         self.builtin
     }
 
+    /// The file that makes the folder a processor folder (`processor_config.json`,
+    /// `preprocessor_config.json`, `video_preprocessor_config.json`, `chat_template.json`),
+    /// if it is one.
+    pub fn processor_marker(&self) -> Option<&str> {
+        self.processor_marker
+    }
+
+    /// Whether these are a processor's templates ([`ModelTemplates::from_processor_dir`]).
+    pub fn is_processor(&self) -> bool {
+        self.processor_path
+    }
+
+    /// The media placeholders the model names: `image_token`, `audio_token`, `video_token`
+    /// of `processor_config.json`, else of the tokenizer's special tokens.
+    pub fn placeholders(&self) -> crate::chat::media::Placeholders {
+        let mut tokens = self.special_tokens.clone();
+        for (k, v) in &self.media_tokens {
+            tokens.insert(k.clone(), v.clone());
+        }
+        crate::chat::media::Placeholders::from_special_tokens(&tokens)
+    }
+
     /// The name of the template transformers' `get_chat_template` picks: `name` if given,
     /// else `tool_use` when tools are given and it exists, else `default`.
     pub fn select_name(&self, name: Option<&str>, has_tools: bool) -> Result<&str, Error> {
@@ -181,6 +241,25 @@ impl ModelTemplates {
                         available()
                     )
                 });
+        }
+        if self.processor_path {
+            // `ProcessorMixin._resolve_chat_template`: the default, whatever the tools.
+            return match self.templates.len() {
+                0 => Err(err!(
+                    Value,
+                    "Cannot use apply_chat_template because this processor does not have a chat template."
+                )),
+                _ => self
+                    .templates
+                    .iter()
+                    .find(|(n, _)| n == "default")
+                    .map(|(n, _)| n.as_str())
+                    .ok_or_else(|| err!(
+                        Value,
+                        "The processor has multiple chat templates but none of them are named \"default\". You need to specify which one to use by passing the `chat_template` argument. Available templates are: {}",
+                        self.names().collect::<Vec<_>>().join(", ")
+                    )),
+            };
         }
         let pick = |n: &str| {
             self.templates

@@ -53,6 +53,21 @@ pub(crate) struct Args {
     /// Fix the clock `strftime_now` reads, e.g. 2026-01-15T10:30:00.
     #[arg(long)]
     now: Option<String>,
+    /// Render as transformers' processors do (`processor.apply_chat_template`): the
+    /// processor's own template of a model folder, null message keys dropped, OpenAI
+    /// `image_url` parts turned into `{"type": "image", "url": ...}` blocks.
+    #[arg(long)]
+    processor: bool,
+    /// How message content reaches the template, as vLLM's --chat-template-content-format:
+    /// `openai` passes parts through, `string` joins text parts and puts a placeholder per
+    /// media part, `auto` picks by what the template reads. Without it, content is passed
+    /// as given (transformers' behaviour).
+    #[arg(long, value_parser = ["auto", "string", "openai"])]
+    content_format: Option<String>,
+    /// The placeholder of a modality for `--content-format string`, e.g. `image=<image>`
+    /// (default: the model's `image_token`, `audio_token`, `video_token`). Repeatable.
+    #[arg(long, value_name = "MODALITY=TEXT")]
+    media_placeholder: Vec<String>,
 }
 
 /// Exit status for a template error.
@@ -124,6 +139,9 @@ struct Settings<'a> {
     cont: bool,
     mask: bool,
     validate: bool,
+    processor: bool,
+    content_format: Option<&'a str>,
+    placeholders: chatcodec::chat::media::Placeholders,
 }
 
 fn failure(e: chatcodec::Error) -> Failure {
@@ -136,7 +154,9 @@ fn failure(e: chatcodec::Error) -> Failure {
 
 impl Renderer {
     fn open(args: &Args) -> Result<Renderer, Failure> {
-        let model = if let Some(dir) = &args.model {
+        let model = if let (Some(dir), true) = (&args.model, args.processor) {
+            ModelTemplates::from_processor_dir(dir)
+        } else if let Some(dir) = &args.model {
             ModelTemplates::from_model_dir(dir)
         } else if let Some(file) = &args.gguf {
             ModelTemplates::from_gguf(file)
@@ -167,20 +187,43 @@ impl Renderer {
     /// Renders one chat request into `out`; returns the mask ranges.
     fn request(
         &self,
-        request: &serde_json::Value,
+        mut request: serde_json::Value,
         s: &Settings<'_>,
         out: &mut String,
     ) -> Result<Vec<(usize, usize)>, chatcodec::Error> {
-        let patched;
-        let mut request = request;
+        use chatcodec::chat::media;
         if s.cont && request.get("continue_final_message").is_none() {
-            let mut r = request.clone();
-            if let Some(o) = r.as_object_mut() {
+            if let Some(o) = request.as_object_mut() {
                 o.insert("continue_final_message".into(), true.into());
             }
-            patched = r;
-            request = &patched;
         }
+        if s.processor {
+            media::normalize_for_processor(&mut request);
+        }
+        if let Some(format) = s.content_format {
+            let format = match (format, self) {
+                ("auto", Renderer::Plain(t)) => media::ContentFormat::detect(t),
+                ("auto", Renderer::Model(model, _)) => {
+                    let has_tools = request.get("tools").is_some_and(|t| !t.is_null());
+                    let chosen = model.select(s.name, has_tools)?;
+                    media::ContentFormat::detect(chosen.template())
+                }
+                (name, _) => media::ContentFormat::from_name(name)?,
+            };
+            if format == media::ContentFormat::String {
+                let mut placeholders = match self {
+                    Renderer::Model(model, _) => model.placeholders(),
+                    Renderer::Plain(_) => media::Placeholders::default(),
+                };
+                for m in media::Modality::ALL {
+                    if let Some(p) = s.placeholders.get(m) {
+                        placeholders.set(m, p.to_string());
+                    }
+                }
+                media::flatten_content(&mut request, &placeholders)?;
+            }
+        }
+        let request = &request;
         if s.validate {
             if let Some(serde_json::Value::Array(m)) = request.get("messages") {
                 chatcodec::chat::validate::validate_history(m)?;
@@ -218,13 +261,23 @@ fn mask_json(spans: &[(usize, usize)]) -> serde_json::Value {
 }
 
 fn run_inner(args: Args) -> Result<(), Failure> {
+    if args.processor && args.gguf.is_some() {
+        return Err((INPUT_ERROR, "--processor needs --model or --template".into()));
+    }
     let renderer = Renderer::open(&args)?;
+    let mut placeholders = chatcodec::chat::media::Placeholders::default();
+    for p in &args.media_placeholder {
+        placeholders.set_from_arg(p).map_err(failure)?;
+    }
     let settings = Settings {
         name: args.template_name.as_deref(),
         now: args.now.as_deref(),
         cont: args.continue_final_message,
         mask: args.assistant_mask,
         validate: args.validate,
+        processor: args.processor,
+        content_format: args.content_format.as_deref(),
+        placeholders,
     };
     if let Some(spec) = &args.jsonl {
         return batch(&renderer, &settings, spec);
@@ -245,7 +298,7 @@ fn run_inner(args: Args) -> Result<(), Failure> {
         (None, Some(i)) => {
             let request = read_json(i)?;
             renderer
-                .request(&request, &settings, &mut out)
+                .request(request, &settings, &mut out)
                 .map(|s| spans = Some(s))
         }
         _ => return Err((INPUT_ERROR, "give one of --vars, --input or --jsonl".into())),
@@ -285,12 +338,12 @@ fn batch(renderer: &Renderer, settings: &Settings<'_>, spec: &str) -> Result<(),
         if line.trim().is_empty() {
             continue;
         }
-        let item: serde_json::Value = serde_json::from_str(&line)
+        let mut item: serde_json::Value = serde_json::from_str(&line)
             .map_err(|e| (INPUT_ERROR, format!("line {}: not valid JSON: {e}", n + 1)))?;
         let id = item.get("id").cloned().unwrap_or(serde_json::Value::Null);
         text.clear();
-        let result = match item.get("input") {
-            Some(input) => renderer.request(input, settings, &mut text),
+        let result = match item.get_mut("input") {
+            Some(input) => renderer.request(input.take(), settings, &mut text),
             None => Err(chatcodec::Error::new(
                 chatcodec::ErrorKind::Input,
                 format!("line {}: no \"input\" object", n + 1),

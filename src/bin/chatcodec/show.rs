@@ -43,5 +43,32 @@ pub(crate) fn run(args: Args) -> i32 {
     for (k, v) in model.special_tokens() {
         println!("token: {k} = {v}");
     }
+    if let Ok(t) = model.select(None, false) {
+        let format = chatcodec::chat::media::ContentFormat::detect(t.template());
+        println!("content format: {}", format.name());
+    }
+    if let (Some(marker), Some(dir)) = (model.processor_marker(), &args.model) {
+        println!("processor: yes ({marker})");
+        match ModelTemplates::from_processor_dir(dir) {
+            Ok(p) => {
+                println!("processor source: {}", p.origin());
+                for name in p.names() {
+                    let len = p.source(name).map_or(0, str::len);
+                    println!("processor template: {name} ({len} bytes)");
+                }
+                if let Ok(t) = p.select(None, false) {
+                    let format = chatcodec::chat::media::ContentFormat::detect(t.template());
+                    println!("processor content format: {}", format.name());
+                }
+            }
+            Err(e) => println!("processor error: {e}"),
+        }
+    }
+    let placeholders = model.placeholders();
+    for m in chatcodec::chat::media::Modality::ALL {
+        if let Some(p) = placeholders.get(m) {
+            println!("placeholder: {} = {p}", m.name());
+        }
+    }
     0
 }
