@@ -178,7 +178,10 @@ pub fn normalize_for_processor(request: &mut Value) {
                 continue;
             };
             let url = match info {
-                Value::Object(o) => o.get_mut("url").map(Value::take).unwrap_or_else(|| Value::String(String::new())),
+                Value::Object(o) => o
+                    .get_mut("url")
+                    .map(Value::take)
+                    .unwrap_or_else(|| Value::String(String::new())),
                 other => other.take(),
             };
             let mut block = Map::new();
@@ -322,7 +325,11 @@ pub fn flatten_content(request: &mut Value, placeholders: &Placeholders) -> Resu
         let text = texts.join("\n");
         let mut lines: Vec<&str> = Vec::new();
         for (ph, n) in &wanted {
-            let present = if ph.is_empty() { 0 } else { text.matches(ph).count() };
+            let present = if ph.is_empty() {
+                0
+            } else {
+                text.matches(ph).count()
+            };
             if present > *n {
                 return Err(err!(
                     Input,

@@ -89,7 +89,11 @@ fn is_access(expr: &Expr<'_>, name: &str, key: Option<&str>) -> bool {
 struct GaveUp;
 
 /// The loop variables bound by loops over `sources`; every loop matched must bind a name.
-fn loop_vars<'a>(nodes: &Nodes<'_, 'a>, sources: &[&str], key: Option<&str>) -> Result<Vec<&'a str>, GaveUp> {
+fn loop_vars<'a>(
+    nodes: &Nodes<'_, 'a>,
+    sources: &[&str],
+    key: Option<&str>,
+) -> Result<Vec<&'a str>, GaveUp> {
     let mut vars = Vec::new();
     for (target, iter) in &nodes.loops {
         if sources.iter().any(|s| is_access(iter, s, key)) {
@@ -133,12 +137,9 @@ fn detect(body: &[Stmt<'_>]) -> Result<bool, GaveUp> {
             return Ok(matches!(target, Target::Name(_)));
         }
     }
-    Ok(nodes
-        .loops
-        .iter()
-        .any(|(target, iter)| {
-            matches!(iter.kind, ExprKind::Name("content")) && matches!(target, Target::Name(_))
-        }))
+    Ok(nodes.loops.iter().any(|(target, iter)| {
+        matches!(iter.kind, ExprKind::Name("content")) && matches!(target, Target::Name(_))
+    }))
 }
 
 /// Whether the template whose (normalized) source is `source` reads a message's content as a

@@ -72,7 +72,15 @@ impl ModelTemplates {
             .find(|(n, _)| n == "default")
             .or(processor.templates.first())
             .map_or(model.family, |(_, t)| Family::detect(t));
-        model.origin = format!("{} (processor: {})", dir.display(), if processor.origin.is_empty() { "no chat template" } else { &processor.origin });
+        model.origin = format!(
+            "{} (processor: {})",
+            dir.display(),
+            if processor.origin.is_empty() {
+                "no chat template"
+            } else {
+                &processor.origin
+            }
+        );
         model.templates = processor.templates;
         model.builtin = false;
         model.processor_path = true;

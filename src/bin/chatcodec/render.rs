@@ -262,7 +262,10 @@ fn mask_json(spans: &[(usize, usize)]) -> serde_json::Value {
 
 fn run_inner(args: Args) -> Result<(), Failure> {
     if args.processor && args.gguf.is_some() {
-        return Err((INPUT_ERROR, "--processor needs --model or --template".into()));
+        return Err((
+            INPUT_ERROR,
+            "--processor needs --model or --template".into(),
+        ));
     }
     let renderer = Renderer::open(&args)?;
     let mut placeholders = chatcodec::chat::media::Placeholders::default();
