@@ -460,3 +460,83 @@ fn detection_follows_names_macros_and_unpacking() {
         assert_eq!(detect(s), ContentFormat::String, "{s}");
     }
 }
+
+#[test]
+fn cli_renders_the_processor_path_and_string_content() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("media_cli");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let template = "{% for m in messages %}{{ m.role }}:{% if m.content is string %}{{ m.content }}\
+{% else %}{% for c in m.content %}{% if c.type == 'image' %}<img {{ c.url }}>{% else %}{{ c.text }}{% endif %}{% endfor %}{% endif %}\n{% endfor %}";
+    std::fs::write(dir.join("chat_template.jinja"), template).expect("writes");
+    std::fs::write(
+        dir.join("processor_config.json"),
+        r#"{"image_token": "<|img|>"}"#,
+    )
+    .expect("writes");
+    std::fs::write(dir.join("tokenizer_config.json"), r#"{"bos_token": "<s>"}"#).expect("writes");
+    let request = json!({"messages": [{"role": "user", "name": null, "content": [
+        {"type": "text", "text": "Look:"},
+        {"type": "image_url", "image_url": {"url": "http://x/a.png"}}
+    ]}]});
+    let input = dir.join("request.json");
+    std::fs::write(&input, request.to_string()).expect("writes");
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_chatcodec"))
+            .args(["render", "--model"])
+            .arg(&dir)
+            .arg("--input")
+            .arg(&input)
+            .args(extra)
+            .output()
+            .expect("runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    assert_eq!(run(&["--processor"]).1, "user:Look:<img http://x/a.png>");
+    // The tokenizer path passes the OpenAI part through: the template shows no image.
+    assert_eq!(run(&[]).1, "user:Look:");
+    // String content: the placeholder the processor config names, before the text.
+    assert_eq!(
+        run(&["--content-format", "string"]).1,
+        "user:<|img|>\nLook:"
+    );
+    assert_eq!(
+        run(&[
+            "--content-format",
+            "string",
+            "--media-placeholder",
+            "image=[IMG]"
+        ])
+        .1,
+        "user:[IMG]\nLook:"
+    );
+    // The template loops over content: auto keeps the parts.
+    assert_eq!(
+        run(&["--content-format", "auto", "--processor"]).1,
+        "user:Look:<img http://x/a.png>"
+    );
+    let (code, _, err) = run(&[
+        "--media-placeholder",
+        "smell=x",
+        "--content-format",
+        "string",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("unknown modality 'smell'"), "{err}");
+    let show = Command::new(env!("CARGO_BIN_EXE_chatcodec"))
+        .args(["show", "--model"])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    let show = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        show.contains("processor: yes (processor_config.json)"),
+        "{show}"
+    );
+    assert!(show.contains("content format: openai"), "{show}");
+    assert!(show.contains("placeholder: image = <|img|>"), "{show}");
+}
