@@ -64,6 +64,19 @@ impl Template {
         &mut self.options
     }
 
+    /// The names the template reads from its variables (its free variables: `messages`,
+    /// `tools`, kwargs such as `enable_thinking`, builtins such as `raise_exception`), in
+    /// first-use order.
+    pub fn global_names(&self) -> Vec<&str> {
+        self.program.global_names().collect()
+    }
+
+    /// The messages the template's `raise_exception(...)` calls can raise, in source order:
+    /// constant parts as written, `…` where a run-time value goes.
+    pub fn raise_messages(&self) -> Vec<String> {
+        self.program.raise_messages()
+    }
+
     /// Renders with the keys of the JSON object `vars` as template variables.
     pub fn render(&self, vars: &serde_json::Value) -> Result<String, Error> {
         let mut out = String::new();

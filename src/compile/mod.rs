@@ -3,6 +3,7 @@
 //! the filter and test functions resolved at compile time, and the span side table.
 
 mod codegen;
+mod inspect;
 mod instr;
 mod scope;
 
