@@ -103,12 +103,18 @@ pub struct Caps {
     /// Ours: the kwargs (with values) that reasoning needed to show, e.g. `{"thinking": true}`
     /// (DeepSeek-V3.2) or `{"skip_think": false}` (EXAONE 4); empty when none is needed.
     pub reasoning_kwargs: Map<String, Value>,
+    /// Ours: reasoning blocks go in a mapping, `{"blocks": [{"type": "thoughts", ...},
+    /// {"type": "response", "text": ...}]}`, rather than a list (Apertus).
+    pub reasoning_blocks_in_mapping: bool,
     /// Ours: the reasoning of an assistant turn followed by a user turn shows (templates that
     /// keep only the reasoning after the last user message say false).
     pub shows_past_reasoning: bool,
     /// Ours: the template fails unless the request has `tools` (a list, possibly empty);
     /// every other probe then passes an empty list.
     pub requires_tools: bool,
+    /// Ours: the template fails unless the request has `documents` (a list, possibly empty):
+    /// retrieval templates.
+    pub requires_documents: bool,
     /// Ours: the shape of ids the template accepts.
     pub tool_call_id_format: ToolCallIdFormat,
     /// Ours: two adjacent user messages are refused or lose one text, while an alternating

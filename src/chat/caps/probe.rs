@@ -34,7 +34,8 @@ const STANDARD: [&str; 8] = [
 ];
 
 /// Markers that open a reasoning block, each with the marker that closes it.
-const REASONING_MARKERS: [(&str, &str); 6] = [
+const REASONING_MARKERS: [(&str, &str); 7] = [
+    ("<|START_THINKING|>", "<|END_THINKING|>"),
     ("<think>", "</think>"),
     ("<thinking>", "</thinking>"),
     ("[THINK]", "[/THINK]"),
@@ -53,9 +54,9 @@ pub(super) struct Prober<'t> {
     pub(super) typed: bool,
     /// The template's free variables that may be kwargs.
     pub(super) candidates: Vec<String>,
-    /// Every probe passes `tools` (an empty list unless the probe has its own): the template
-    /// fails without.
-    always_tools: bool,
+    /// Keys every probe passes (`tools`, `documents`: empty lists unless the probe has its
+    /// own) because the template fails without them.
+    always: Map<String, Value>,
 }
 
 impl<'t> Prober<'t> {
@@ -87,7 +88,7 @@ impl<'t> Prober<'t> {
             limits,
             typed: false,
             candidates,
-            always_tools: false,
+            always: Map::new(),
         }
     }
 
@@ -103,8 +104,10 @@ impl<'t> Prober<'t> {
             _ => Map::new(),
         };
         req.insert("messages".into(), Value::Array(messages));
-        if self.always_tools && !req.contains_key("tools") {
-            req.insert("tools".into(), Value::Array(Vec::new()));
+        for (k, v) in &self.always {
+            if !req.contains_key(k) {
+                req.insert(k.clone(), v.clone());
+            }
         }
         let req = Value::Object(req);
         let ex = Extra {
@@ -152,13 +155,19 @@ impl<'t> Prober<'t> {
         let agp = json!({"add_generation_prompt": true});
         let mut first = self.try_render(vec![self.msg("user", U1)], agp.clone());
         if first.is_err() {
-            self.always_tools = true;
-            let with_tools = self.try_render(vec![self.msg("user", U1)], agp.clone());
-            if with_tools.is_ok() {
-                caps.requires_tools = true;
-                first = with_tools;
-            } else {
-                self.always_tools = false;
+            for keys in [&["tools"][..], &["documents"], &["tools", "documents"]] {
+                self.always = keys
+                    .iter()
+                    .map(|k| (k.to_string(), Value::Array(Vec::new())))
+                    .collect();
+                let with = self.try_render(vec![self.msg("user", U1)], agp.clone());
+                if with.is_ok() {
+                    caps.requires_tools = keys.contains(&"tools");
+                    caps.requires_documents = keys.contains(&"documents");
+                    first = with;
+                    break;
+                }
+                self.always.clear();
             }
         }
         let shows = first.as_ref().is_ok_and(|o| o.contains(U1));

@@ -7,14 +7,20 @@ use super::probe::{Prober, ANS, RSN, U1, U2};
 use super::tools::CallShape;
 use super::{Caps, ReasoningFormat};
 
+/// A reasoning format and, for content blocks, whether the blocks sit in a mapping
+/// (`{"blocks": [...]}` with the answer as a `response` block, as Apertus reads them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fmt(ReasoningFormat, bool);
+
 /// The formats in detection order (seed 002), [`ReasoningFormat::ThinkingField`] left out:
 /// transformers aliases it to `reasoning_content`.
-const FORMATS: [ReasoningFormat; 5] = [
-    ReasoningFormat::ReasoningContentField,
-    ReasoningFormat::ThoughtField,
-    ReasoningFormat::ToolPlanField,
-    ReasoningFormat::ThinkingContentBlock,
-    ReasoningFormat::ThoughtsContentBlock,
+const FORMATS: [Fmt; 6] = [
+    Fmt(ReasoningFormat::ReasoningContentField, false),
+    Fmt(ReasoningFormat::ThoughtField, false),
+    Fmt(ReasoningFormat::ToolPlanField, false),
+    Fmt(ReasoningFormat::ThinkingContentBlock, false),
+    Fmt(ReasoningFormat::ThoughtsContentBlock, false),
+    Fmt(ReasoningFormat::ThoughtsContentBlock, true),
 ];
 
 /// Where reasoning showed.
@@ -30,7 +36,7 @@ impl<'t> Prober<'t> {
     /// or block would also show), with `content`, making tool calls when `calls`.
     fn reasoning_message(
         &self,
-        format: ReasoningFormat,
+        Fmt(format, mapping): Fmt,
         content: &str,
         decoy: bool,
         calls: Option<&CallShape>,
@@ -48,6 +54,13 @@ impl<'t> Prober<'t> {
             ReasoningFormat::ToolPlanField => extra.push((field("tool_plan"), RSN.into())),
             ReasoningFormat::ThinkingContentBlock => {
                 body = blocks(json!({"type": kind("thinking"), "thinking": RSN}), content)
+            }
+            ReasoningFormat::ThoughtsContentBlock if mapping => {
+                let mut b = vec![json!({"type": kind("thoughts"), "text": RSN})];
+                if !content.is_empty() {
+                    b.push(json!({"type": "response", "text": content}));
+                }
+                body = json!({ "blocks": b });
             }
             ReasoningFormat::ThoughtsContentBlock => {
                 body = blocks(json!({"type": kind("thoughts"), "text": RSN}), content)
@@ -113,7 +126,7 @@ impl<'t> Prober<'t> {
     /// Where reasoning in `format` shows (decoys checked), or `None`.
     fn try_format(
         &self,
-        format: ReasoningFormat,
+        format: Fmt,
         calls: Option<&CallShape>,
         kwargs: &Map<String, Value>,
     ) -> Option<Shown> {
@@ -151,9 +164,9 @@ impl<'t> Prober<'t> {
         let mut found = None;
         'search: for (i, kwargs) in self.gates(&caps.kwargs).into_iter().enumerate() {
             // Gated reasoning (DeepSeek-V3.2 `thinking`, EXAONE `skip_think`) is a field.
-            let formats: &[ReasoningFormat] = if i == 0 { &FORMATS } else { &FORMATS[..1] };
+            let formats: &[Fmt] = if i == 0 { &FORMATS } else { &FORMATS[..1] };
             for &format in formats {
-                let with_calls = format == ReasoningFormat::ToolPlanField;
+                let with_calls = format.0 == ReasoningFormat::ToolPlanField;
                 if with_calls && calls.is_none() {
                     continue;
                 }
@@ -164,10 +177,8 @@ impl<'t> Prober<'t> {
                 }
             }
             if let Some(c) = calls {
-                if let Some(s) =
-                    self.try_format(ReasoningFormat::ReasoningContentField, Some(c), &kwargs)
-                {
-                    found = Some((ReasoningFormat::ReasoningContentField, s, true, kwargs));
+                if let Some(s) = self.try_format(FORMATS[0], Some(c), &kwargs) {
+                    found = Some((FORMATS[0], s, true, kwargs));
                     break 'search;
                 }
             }
@@ -176,7 +187,8 @@ impl<'t> Prober<'t> {
             return;
         };
         caps.supports_reasoning = true;
-        caps.reasoning_format = format;
+        caps.reasoning_format = format.0;
+        caps.reasoning_blocks_in_mapping = format.1;
         caps.reasoning_requires_tools = requires_tools;
         caps.shows_past_reasoning = shown.past;
         caps.reasoning_kwargs = kwargs.clone();

@@ -227,6 +227,19 @@ fn reasoning(
             let block = json!([{"type": "thinking", "thinking": r}]);
             o.insert("content".into(), join_content(&block, &content));
         }
+        ReasoningFormat::ThoughtsContentBlock if caps.reasoning_blocks_in_mapping => {
+            let mut blocks = vec![json!({"type": "thoughts", "text": r})];
+            match content {
+                Value::String(s) if !s.is_empty() => {
+                    blocks.push(json!({"type": "response", "text": s}))
+                }
+                Value::Array(a) => blocks.extend(a.into_iter().map(|b| {
+                    json!({"type": "response", "text": b.get("text").cloned().unwrap_or(Value::Null)})
+                })),
+                _ => {}
+            }
+            o.insert("content".into(), json!({ "blocks": blocks }));
+        }
         ReasoningFormat::ThoughtsContentBlock => {
             let block = json!([{"type": "thoughts", "text": r}]);
             o.insert("content".into(), join_content(&block, &content));

@@ -155,8 +155,14 @@ pub fn apply(request: &Value, caps: &Caps, on: &Polyfills) -> Result<Value, Erro
             message::typed_content(m, i, on.typed_content)?;
         }
     }
-    if caps.requires_tools && !req.get("tools").is_some_and(Value::is_array) {
-        req.insert("tools".into(), Value::Array(Vec::new()));
+    // Templates that iterate `tools` or `documents` unconditionally get empty lists.
+    for (key, required) in [
+        ("tools", caps.requires_tools),
+        ("documents", caps.requires_documents),
+    ] {
+        if required && !req.get(key).is_some_and(Value::is_array) {
+            req.insert(key.into(), Value::Array(Vec::new()));
+        }
     }
     let mut result = Map::new();
     result.insert("messages".into(), Value::Array(out));
