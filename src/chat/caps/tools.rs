@@ -10,14 +10,26 @@ use super::Caps;
 pub(super) struct CallShape {
     /// Arguments as an object (else the OpenAI JSON string).
     pub(super) object_args: bool,
-    /// The assistant's content is null (else empty).
-    pub(super) null_content: bool,
+    /// The assistant's content: null, empty, or a text (templates that index the content of
+    /// a call message).
+    pub(super) content: CallContent,
     /// Which pair of [`IDS`].
     pub(super) ids: usize,
     /// Which [`Layout`].
     pub(super) layout: Layout,
     /// The template shows tool calls at all.
     pub(super) shown: bool,
+}
+
+/// The content of the probe's tool-call message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CallContent {
+    /// `null`, as OpenAI sends it.
+    Null,
+    /// `""`.
+    Empty,
+    /// A short text.
+    Text,
 }
 
 /// Which messages surround the assistant tool call.
@@ -59,10 +71,10 @@ impl<'t> Prober<'t> {
             .take(n)
             .map(|(a, id)| self.call(shape, a, id))
             .collect();
-        let content = if shape.null_content {
-            Value::Null
-        } else {
-            self.text("")
+        let content = match shape.content {
+            CallContent::Null => Value::Null,
+            CallContent::Empty => self.text(""),
+            CallContent::Text => self.text(ANS),
         };
         let mut m = json!({"role": "assistant", "content": content, "tool_calls": calls});
         if let Some(o) = m.as_object_mut() {
@@ -126,10 +138,10 @@ impl<'t> Prober<'t> {
                     Layout::CallResults,
                     Layout::CallOnly,
                 ] {
-                    for null_content in [true, false] {
+                    for content in [CallContent::Null, CallContent::Empty, CallContent::Text] {
                         let shape = CallShape {
                             object_args,
-                            null_content,
+                            content,
                             ids,
                             layout,
                             shown: true,
@@ -147,7 +159,7 @@ impl<'t> Prober<'t> {
         let Some((mut shape, out)) = found else {
             let shape = CallShape {
                 object_args: false,
-                null_content: false,
+                content: CallContent::Empty,
                 ids: 0,
                 layout: Layout::Full,
                 shown: false,
@@ -160,10 +172,10 @@ impl<'t> Prober<'t> {
         };
         caps.supports_tool_calls = true;
         caps.requires_object_arguments = shape.object_args;
-        if shape.null_content {
+        if shape.content == CallContent::Null {
             // Null content that prints `None` needs an empty string.
             let empty = CallShape {
-                null_content: false,
+                content: CallContent::Empty,
                 ..shape
             };
             let none_printed = self
