@@ -178,6 +178,7 @@ fn canonical_request_renders_everywhere_with_polyfills() {
         failures.len(),
         failures.join("\n")
     );
+    eprintln!("canonical request: {passed} templates pass, {excepted} documented exceptions");
     assert!(passed >= 300, "only {passed} templates checked");
 }
 
@@ -407,4 +408,27 @@ fn cli_caps_and_polyfill() {
     assert_eq!(plain.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&plain.stderr).contains("can only concatenate str"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cli_caps_of_a_model_folder_use_its_special_tokens() {
+    // A model folder is probed through `ChatTemplate::caps`: with its own special tokens and
+    // `apply_chat_template`'s null dropping.
+    let dir = std::env::temp_dir().join(format!("chatcodec-caps-model-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = std::fs::read_to_string(format!("{CORPUS}/Qwen-Qwen3-0.6B.jinja")).unwrap();
+    let config = json!({"chat_template": source, "bos_token": null, "eos_token": "<|im_end|>"});
+    std::fs::write(dir.join("tokenizer_config.json"), config.to_string()).unwrap();
+    let out = cli(&["caps", "--model", &dir.to_string_lossy()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["reasoning_format"], "reasoning_content_field");
+    assert_eq!(v["supports_enable_thinking"], true);
+    assert_eq!(v["shows_past_reasoning"], false);
+    assert_eq!(v["kwargs"], json!(["enable_thinking"]));
 }

@@ -59,7 +59,13 @@ pub(crate) struct Args {
     /// turns every polyfill on, `--polyfill=LIST` some (system_role, tools, tool_calls,
     /// tool_responses, object_arguments, typed_content, reasoning; `none` only checks that
     /// the request needs no adaptation). Off by default: the prompt is transformers'.
-    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "all")]
+    #[arg(
+        long,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "all",
+        conflicts_with = "assistant_mask"
+    )]
     polyfill: Option<String>,
 }
 
@@ -210,8 +216,8 @@ impl Renderer {
         }
     }
 
-    /// Renders `request` adapted by the polyfills `on`; the mask is not kept (the adapted
-    /// request is not the caller's).
+    /// Renders `request` adapted by the polyfills `on` (no mask: `--polyfill` and
+    /// `--assistant-mask` conflict).
     fn polyfilled(
         &self,
         request: &serde_json::Value,
