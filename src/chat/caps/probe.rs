@@ -33,6 +33,10 @@ const STANDARD: [&str; 8] = [
     "self",
 ];
 
+/// Probes that may run out of budget before the rest fail unrun: a template that loops
+/// costs at most this many budgets.
+const MAX_EXHAUSTED: u32 = 3;
+
 /// Markers that open a reasoning block, each with the marker that closes it.
 const REASONING_MARKERS: [(&str, &str); 7] = [
     ("<|START_THINKING|>", "<|END_THINKING|>"),
@@ -54,6 +58,8 @@ pub(super) struct Prober<'t> {
     pub(super) typed: bool,
     /// The template's free variables that may be kwargs.
     pub(super) candidates: Vec<String>,
+    /// Probes that ran out of budget; past [`MAX_EXHAUSTED`], probes fail without running.
+    exhausted: std::cell::Cell<u32>,
     /// Keys every probe passes (`tools`, `documents`: empty lists unless the probe has its
     /// own) because the template fails without them.
     always: Map<String, Value>,
@@ -89,6 +95,7 @@ impl<'t> Prober<'t> {
             typed: false,
             candidates,
             always: Map::new(),
+            exhausted: std::cell::Cell::new(0),
         }
     }
 
@@ -99,6 +106,9 @@ impl<'t> Prober<'t> {
 
     /// Renders `messages`, returning the error as text.
     pub(super) fn try_render(&self, messages: Vec<Value>, extra: Value) -> Result<String, String> {
+        if self.exhausted.get() >= MAX_EXHAUSTED {
+            return Err("probe budget exhausted".into());
+        }
         let mut req = match extra {
             Value::Object(m) => m,
             _ => Map::new(),
@@ -118,7 +128,12 @@ impl<'t> Prober<'t> {
         let mut out = String::new();
         match render_impl(self.template, &req, &ex, &mut out) {
             Ok(_) => Ok(out),
-            Err(e) => Err(e.message().to_string()),
+            Err(e) => {
+                if matches!(e.kind(), crate::ErrorKind::Limit(_)) {
+                    self.exhausted.set(self.exhausted.get() + 1);
+                }
+                Err(e.message().to_string())
+            }
         }
     }
 
