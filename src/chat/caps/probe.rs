@@ -283,17 +283,32 @@ impl<'t> Prober<'t> {
             json!("low"),
             json!(["python"]),
         ];
-        for name in &self.candidates {
-            let changes = values.iter().any(|v| {
+        // Names that change nothing are most of the candidates (variables of macros read
+        // before they are set): test them in groups, splitting a group that changes the
+        // prompt until each name that does is alone.
+        let changes = |names: &[String]| {
+            values.iter().any(|v| {
                 probes.iter().zip(&outs).any(|((m, r), out)| {
                     let mut req = r.clone();
-                    req.insert(name.clone(), v.clone());
+                    for name in names {
+                        req.insert(name.clone(), v.clone());
+                    }
                     self.try_render(m.clone(), Value::Object(req)) != *out
                 })
-            });
-            if changes {
-                caps.kwargs.push(name.clone());
+            })
+        };
+        let mut groups = vec![&self.candidates[..]];
+        while let Some(group) = groups.pop() {
+            if group.is_empty() || !changes(group) {
+                continue;
             }
+            if let [name] = group {
+                caps.kwargs.push(name.clone());
+                continue;
+            }
+            let (a, b) = group.split_at(group.len() / 2);
+            groups.push(b);
+            groups.push(a);
         }
         if caps.kwargs.iter().any(|k| k == "enable_thinking") {
             let with = |v: bool| {
