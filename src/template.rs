@@ -64,9 +64,10 @@ impl Template {
         &mut self.options
     }
 
-    /// The names the template reads from its variables (its free variables: `messages`,
-    /// `tools`, kwargs such as `enable_thinking`, builtins such as `raise_exception`), in
-    /// first-use order.
+    /// The names the template looks up in its variables (its free variables: `messages`,
+    /// `tools`, kwargs such as `enable_thinking`, builtins such as `raise_exception`, and
+    /// template-level names it also assigns), in first-use order. Which of them are kwargs
+    /// that matter is for rendering to tell (see `chat::caps`).
     pub fn global_names(&self) -> Vec<&str> {
         self.program.global_names().collect()
     }

@@ -432,3 +432,24 @@ fn cli_caps_of_a_model_folder_use_its_special_tokens() {
     assert_eq!(v["shows_past_reasoning"], false);
     assert_eq!(v["kwargs"], json!(["enable_thinking"]));
 }
+
+#[test]
+fn free_variables_and_raise_messages_come_from_the_compiled_program() {
+    let t = Template::new(
+        "{% set local = 1 %}{% if strict %}{{ raise_exception('bad role: ' + role + '!') }}\
+         {% endif %}{% if x is not defined %}{{ raise_exception('x is required') }}{% endif %}\
+         {{ local }}{{ foo.bar }}",
+    )
+    .unwrap();
+    let names = t.global_names();
+    for n in ["strict", "raise_exception", "role", "x", "foo"] {
+        assert!(names.contains(&n), "{n} in {names:?}");
+    }
+    // Top-level names are template-level variables, looked up by name like the caller's:
+    // listed, and left out of `kwargs` by rendering (setting them changes nothing).
+    assert!(!caps::probe(&t).kwargs.contains(&"local".to_string()));
+    assert_eq!(
+        t.raise_messages(),
+        vec!["bad role: …!".to_string(), "x is required".to_string()]
+    );
+}

@@ -54,8 +54,12 @@ impl Program {
                     depth -= 1;
                     gap = true;
                 }
-                Instr::LoadGlobal(_) => {
-                    depth += 1;
+                // A builtin function opens a nested call; other globals are values.
+                Instr::LoadGlobal(g) => {
+                    let name = self.globals.get(g as usize).map_or("", |n| &**n);
+                    if crate::builtins::global(name).is_some() {
+                        depth += 1;
+                    }
                     gap = true;
                 }
                 Instr::Jump(_)
