@@ -64,6 +64,20 @@ impl Template {
         &mut self.options
     }
 
+    /// The names the template looks up in its variables (its free variables: `messages`,
+    /// `tools`, kwargs such as `enable_thinking`, builtins such as `raise_exception`, and
+    /// template-level names it also assigns), in first-use order. Which of them are kwargs
+    /// that matter is for rendering to tell (see `chat::caps`).
+    pub fn global_names(&self) -> Vec<&str> {
+        self.program.global_names().collect()
+    }
+
+    /// The messages the template's `raise_exception(...)` calls can raise, in source order:
+    /// constant parts as written, `…` where a run-time value goes.
+    pub fn raise_messages(&self) -> Vec<String> {
+        self.program.raise_messages()
+    }
+
     /// Renders with the keys of the JSON object `vars` as template variables.
     pub fn render(&self, vars: &serde_json::Value) -> Result<String, Error> {
         let mut out = String::new();

@@ -12,8 +12,10 @@ use crate::syntax::lexer::py_isspace;
 use crate::template::Template;
 use crate::value::{Ctx, Value};
 
+pub mod caps;
 mod family;
 pub mod media;
+pub mod polyfill;
 pub mod prompt;
 mod request;
 mod template;
@@ -73,6 +75,8 @@ pub(crate) struct Extra<'e> {
     pub kwargs: Option<&'e serde_json::Map<String, serde_json::Value>>,
     /// Drop message keys whose value is null, as `apply_chat_template` does.
     pub drop_none: bool,
+    /// Limits in place of the template's own (capability probes run on a small budget).
+    pub limits: Option<&'e crate::template::Limits>,
 }
 
 /// [`render_request_spans`] with `apply_chat_template`'s additions.
@@ -134,13 +138,10 @@ pub(crate) fn render_impl(
     };
     let start = out.len();
     let prog = &template.program;
+    let limits = extra.limits.unwrap_or(&template.options.limits);
     let mut final_text = None;
     let spans = crate::vm::with_arena(|arena| {
-        let ctx = Ctx::new(
-            arena,
-            template.options.clock.now(),
-            template.options.limits.max_output,
-        );
+        let ctx = Ctx::new(arena, template.options.clock.now(), limits.max_output);
         let (msgs, final_message) = match messages_value {
             Some(v) => build_messages(&ctx, v, messages, cont, extra.drop_none, &prog.source)?,
             None => (Value::None, None),
@@ -162,7 +163,7 @@ pub(crate) fn render_impl(
                 .or_else(|| extra.kwargs.and_then(|k| k.get(name)))
                 .map(|v| Value::from_json_in(v, &ctx)),
         });
-        crate::vm::run(prog, &ctx, &globals, out, &template.options.limits)
+        crate::vm::run(prog, &ctx, &globals, out, limits)
     })?;
     if let Some(final_text) = final_text {
         cut_after_final_message(out, start, &final_text)?;

@@ -13,6 +13,7 @@ pub struct ChatTemplate {
     source: String,
     template: Template,
     special_tokens: Map<String, Value>,
+    caps: std::sync::OnceLock<super::caps::Caps>,
 }
 
 impl std::fmt::Debug for ChatTemplate {
@@ -37,7 +38,20 @@ impl ChatTemplate {
             source: source.to_string(),
             template: Template::new(source)?,
             special_tokens,
+            caps: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The template's capabilities, probed on first use (with its special tokens, as
+    /// [`ChatTemplate::apply`] renders) and cached.
+    pub fn caps(&self) -> &super::caps::Caps {
+        self.caps
+            .get_or_init(|| super::caps::probe_with(&self.template, &self.special_tokens, true))
+    }
+
+    /// The compiled template.
+    pub fn template(&self) -> &Template {
+        &self.template
     }
 
     /// The template's name (`default`, `tool_use`, a built-in's family name, ...).
@@ -58,11 +72,6 @@ impl ChatTemplate {
     /// The family the template's markers point to.
     pub fn family(&self) -> Family {
         Family::detect(&self.source)
-    }
-
-    /// The compiled template.
-    pub fn template(&self) -> &Template {
-        &self.template
     }
 
     /// The compiled template (e.g. to fix its clock through [`Template::options_mut`]).
@@ -116,6 +125,7 @@ impl ChatTemplate {
         let extra = Extra {
             kwargs: Some(&self.special_tokens),
             drop_none: true,
+            limits: None,
         };
         let spans = render_impl(&self.template, request, &extra, out)?;
         Ok(if mask { spans } else { Vec::new() })

@@ -4,6 +4,7 @@
 
 mod codegen;
 mod content;
+mod inspect;
 mod instr;
 mod scope;
 

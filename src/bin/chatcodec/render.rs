@@ -4,6 +4,8 @@
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
+use chatcodec::chat::caps::Caps;
+use chatcodec::chat::polyfill::Polyfills;
 use chatcodec::chat::ChatTemplate;
 use chatcodec::load::ModelTemplates;
 use chatcodec::{Clock, DateTime, Template};
@@ -68,6 +70,18 @@ pub(crate) struct Args {
     /// (default: the model's `image_token`, `audio_token`, `video_token`). Repeatable.
     #[arg(long, value_name = "MODALITY=TEXT")]
     media_placeholder: Vec<String>,
+    /// Adapt chat requests to what the template shows (see `chatcodec caps`): `--polyfill`
+    /// turns every polyfill on, `--polyfill=LIST` some (system_role, tools, tool_calls,
+    /// tool_responses, object_arguments, typed_content, reasoning; `none` only checks that
+    /// the request needs no adaptation). Off by default: the prompt is transformers'.
+    #[arg(
+        long,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "all",
+        conflicts_with = "assistant_mask"
+    )]
+    polyfill: Option<String>,
 }
 
 /// Exit status for a template error.
@@ -142,6 +156,9 @@ struct Settings<'a> {
     processor: bool,
     content_format: Option<&'a str>,
     placeholders: chatcodec::chat::media::Placeholders,
+    polyfill: Option<Polyfills>,
+    /// The plain template's capabilities, probed on first use.
+    caps: std::cell::OnceCell<Caps>,
 }
 
 fn failure(e: chatcodec::Error) -> Failure {
@@ -229,27 +246,64 @@ impl Renderer {
                 chatcodec::chat::validate::validate_history(m)?;
             }
         }
+        if let Some(on) = &s.polyfill {
+            return self.polyfilled(request, s, on, out);
+        }
         match self {
             Renderer::Plain(t) => chatcodec::chat::render_request_spans(t, request, out),
             Renderer::Model(model, cache) => {
-                let has_tools = request.get("tools").is_some_and(|t| !t.is_null());
-                let name = model.select_name(s.name, has_tools)?.to_string();
-                let mut cache = cache.borrow_mut();
-                let pos = match cache.iter().position(|c| c.name() == name) {
-                    Some(p) => p,
-                    None => {
-                        let mut t = model.select(Some(&name), has_tools)?;
-                        if let Some(now) = s.now {
-                            t.template_mut().options_mut().clock =
-                                Clock::Fixed(DateTime::parse(now)?);
-                        }
-                        cache.push(t);
-                        cache.len() - 1
-                    }
-                };
+                let pos = Self::cached(model, cache, request, s)?;
+                let cache = cache.borrow();
                 cache[pos].apply_to(request, s.mask, out)
             }
         }
+    }
+
+    /// Renders `request` adapted by the polyfills `on` (no mask: `--polyfill` and
+    /// `--assistant-mask` conflict).
+    fn polyfilled(
+        &self,
+        request: &serde_json::Value,
+        s: &Settings<'_>,
+        on: &Polyfills,
+        out: &mut String,
+    ) -> Result<Vec<(usize, usize)>, chatcodec::Error> {
+        use chatcodec::chat::polyfill::render_with;
+        let text = match self {
+            Renderer::Plain(t) => {
+                let caps = s.caps.get_or_init(|| chatcodec::chat::caps::probe(t));
+                render_with(request, caps, on, |r| chatcodec::chat::render_request(t, r))?
+            }
+            Renderer::Model(model, cache) => {
+                let pos = Self::cached(model, cache, request, s)?;
+                let cache = cache.borrow();
+                let t = &cache[pos];
+                render_with(request, t.caps(), on, |r| t.apply(r))?
+            }
+        };
+        out.push_str(&text);
+        Ok(Vec::new())
+    }
+
+    /// The position in `cache` of the model template `request` selects, compiled on first use.
+    fn cached(
+        model: &ModelTemplates,
+        cache: &std::cell::RefCell<Vec<ChatTemplate>>,
+        request: &serde_json::Value,
+        s: &Settings<'_>,
+    ) -> Result<usize, chatcodec::Error> {
+        let has_tools = request.get("tools").is_some_and(|t| !t.is_null());
+        let name = model.select_name(s.name, has_tools)?.to_string();
+        let mut cache = cache.borrow_mut();
+        if let Some(p) = cache.iter().position(|c| c.name() == name) {
+            return Ok(p);
+        }
+        let mut t = model.select(Some(&name), has_tools)?;
+        if let Some(now) = s.now {
+            t.template_mut().options_mut().clock = Clock::Fixed(DateTime::parse(now)?);
+        }
+        cache.push(t);
+        Ok(cache.len() - 1)
     }
 }
 
@@ -281,6 +335,11 @@ fn run_inner(args: Args) -> Result<(), Failure> {
         processor: args.processor,
         content_format: args.content_format.as_deref(),
         placeholders,
+        polyfill: match &args.polyfill {
+            Some(list) => Some(Polyfills::parse(list).map_err(failure)?),
+            None => None,
+        },
+        caps: std::cell::OnceCell::new(),
     };
     if let Some(spec) = &args.jsonl {
         return batch(&renderer, &settings, spec);
