@@ -19,10 +19,11 @@ use crate::error::{err, Error};
 use crate::template::Template;
 
 /// How a template reads a message's `content`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ContentFormat {
     /// As a string: parts must be flattened to text before rendering.
+    #[default]
     String,
     /// As a list of parts (`{"type": "text", "text": ...}`, `{"type": "image"}`, ...).
     #[serde(rename = "openai")]

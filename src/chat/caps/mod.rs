@@ -132,6 +132,10 @@ pub struct Caps {
     /// Ours: the messages the template's `raise_exception` calls can raise (constant parts,
     /// `…` for values).
     pub raises: Vec<String>,
+    /// Ours: whether the template reads a message's content as a list of parts (`openai`) or
+    /// as a string (`string`), as vLLM's `--chat-template-content-format auto` decides
+    /// (see [`crate::chat::media::ContentFormat::detect`]).
+    pub content_format: crate::chat::media::ContentFormat,
     /// Ours: the error of the simplest probe (one user message) when even that fails; every
     /// other capability is then false.
     pub probe_error: Option<String>,

@@ -165,6 +165,7 @@ impl<'t> Prober<'t> {
     pub(super) fn run(mut self) -> Caps {
         let mut caps = Caps {
             raises: self.template.raise_messages(),
+            content_format: crate::chat::media::ContentFormat::detect(self.template),
             ..Caps::default()
         };
         let agp = json!({"add_generation_prompt": true});
