@@ -374,3 +374,273 @@ fn corpus_grammars_accept_renders_and_reject_bad_calls() {
         unexpected.len()
     );
 }
+
+/// tool_choice, parallel calls and lazy mode change the grammar, in each syntax.
+#[test]
+fn tool_choice_parallel_and_lazy_per_syntax() {
+    let tools = tools();
+    let call = |name: &str, args: &str| {
+        format!("<tool_call>\n{{\"name\": \"{name}\", \"arguments\": {args}}}\n</tool_call>")
+    };
+    let one = call("get_weather", r#"{"location": "Paris"}"#);
+    let two = format!(
+        "{one}\n{}",
+        call("search", r#"{"limit": 3, "query": "rust"}"#)
+    );
+    let text = "<think>Checking.</think>\nSure, let me look.";
+    let text_one = format!("{text}\n{one}");
+    let text_two = format!("{text}\n{two}");
+    let bad = call("get_weather", r#"{"location": 7}"#);
+    let hermes = Format::by_name("hermes").expect("hermes").spec();
+    let mut cases = Vec::new();
+    let mut expect = Vec::new();
+    for syntax in [Syntax::Gbnf, Syntax::Lark] {
+        let mut add = |label: &str, o: GrammarOptions, accept: Vec<&str>, reject: Vec<&str>| {
+            let g =
+                grammar::export(&hermes, &tools, &GrammarOptions { syntax, ..o }).expect("exports");
+            let id = format!("{}|{label}", syntax_name(syntax));
+            expect.push((id.clone(), accept.len(), reject.len(), g.triggers.clone()));
+            cases.push(case(id, &g.grammar, syntax, &accept, &reject));
+        };
+        let d = GrammarOptions::default();
+        add(
+            "auto",
+            d,
+            vec![text, &text_one, &text_two, &one],
+            vec![
+                &bad,
+                "<tool_call>\n{\"name\": \"rm\", \"arguments\": {}}\n</tool_call>",
+            ],
+        );
+        add(
+            "required",
+            GrammarOptions {
+                tool_choice: ToolChoice::Required,
+                ..d
+            },
+            vec![&text_one, &two],
+            vec![text, "Sure."],
+        );
+        add(
+            "none",
+            GrammarOptions {
+                tool_choice: ToolChoice::None,
+                ..d
+            },
+            vec![text, "Sure."],
+            vec![&text_one, &one],
+        );
+        add(
+            "single",
+            GrammarOptions {
+                parallel: false,
+                ..d
+            },
+            vec![&text_one, text],
+            vec![&text_two, &two],
+        );
+        add(
+            "lazy",
+            GrammarOptions { lazy: true, ..d },
+            vec![&one, &two],
+            vec![text, &text_one, &bad],
+        );
+        add(
+            "lazy-single",
+            GrammarOptions {
+                lazy: true,
+                parallel: false,
+                ..d
+            },
+            vec![&one],
+            vec![&two],
+        );
+    }
+    for (id, _, _, triggers) in &expect {
+        if id.contains("lazy") {
+            assert_eq!(triggers.len(), 1, "{id}");
+            assert_eq!(triggers[0].value, "<tool_call>", "{id}");
+            assert_eq!(
+                serde_json::to_value(&triggers[0]).expect("json")["type"],
+                "word",
+                "{id}"
+            );
+        } else {
+            assert!(triggers.is_empty(), "{id}");
+        }
+    }
+    // Lazy without an opening marker: a pattern trigger (Llama 3 bare JSON calls).
+    let llama = Format::by_name("llama3").expect("llama3").spec();
+    let g = grammar::export(
+        &llama,
+        &tools,
+        &GrammarOptions {
+            lazy: true,
+            ..GrammarOptions::default()
+        },
+    )
+    .expect("exports");
+    assert_eq!(
+        serde_json::to_value(&g.triggers).expect("json"),
+        json!([{"type": "pattern", "value": "^\\s*\\{"}])
+    );
+    let llama_call = r#"{"name": "search", "parameters": {"query": "rust"}}"#;
+    cases.push(case(
+        "gbnf|llama-lazy".into(),
+        &g.grammar,
+        Syntax::Gbnf,
+        &[llama_call],
+        &[r#"{"name": "rm", "parameters": {}}"#],
+    ));
+    expect.push(("gbnf|llama-lazy".into(), 1, 1, g.triggers.clone()));
+    // Structural tags: calls where the format puts them; no way to say required, none or one.
+    let fv31 = Format::by_name("functionary-v3.1").expect("format").spec();
+    let st = GrammarOptions {
+        syntax: Syntax::StructuralTag,
+        ..GrammarOptions::default()
+    };
+    let g = grammar::export(&hermes, &tools, &st).expect("exports");
+    let tag: Value = serde_json::from_str(&g.grammar).expect("JSON");
+    assert_eq!(tag["type"], "structural_tag");
+    assert_eq!(tag["triggers"], json!(["<tool_call>\n"]));
+    assert_eq!(
+        tag["structures"][0]["begin"],
+        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "
+    );
+    assert_eq!(tag["structures"][0]["end"], "}\n</tool_call>");
+    cases.push(case(
+        "structural_tag|auto".into(),
+        &g.grammar,
+        Syntax::StructuralTag,
+        &[text, &text_one, &text_two],
+        &[&bad],
+    ));
+    expect.push(("structural_tag|auto".into(), 3, 1, Vec::new()));
+    let g = grammar::export(&fv31, &tools, &st).expect("exports");
+    let f_ok = r#"Here.<function=search>{"query": "x"}</function>"#;
+    cases.push(case(
+        "structural_tag|functionary".into(),
+        &g.grammar,
+        Syntax::StructuralTag,
+        &[f_ok],
+        &[r#"<function=rm>{}</function>"#],
+    ));
+    expect.push(("structural_tag|functionary".into(), 1, 1, Vec::new()));
+    for o in [
+        GrammarOptions {
+            tool_choice: ToolChoice::Required,
+            ..st
+        },
+        GrammarOptions {
+            tool_choice: ToolChoice::None,
+            ..st
+        },
+        GrammarOptions {
+            parallel: false,
+            ..st
+        },
+    ] {
+        assert!(grammar::export(&hermes, &tools, &o).is_err(), "{o:?}");
+    }
+    let Some(results) = python("check", &json!({"cases": cases})) else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for ((id, na, nr, _), r) in expect.iter().zip(results.as_array().into_iter().flatten()) {
+        if let Some(e) = r["error"].as_str() {
+            failures.push(format!("{id}: grammar error {e}"));
+            continue;
+        }
+        let acc: Vec<bool> = r["accepted"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|x| x == true)
+            .collect();
+        let rej: Vec<bool> = r["rejected"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|x| x == true)
+            .collect();
+        assert_eq!((acc.len(), rej.len()), (*na, *nr), "{id}");
+        for (i, ok) in acc.iter().enumerate() {
+            if !ok {
+                failures.push(format!(
+                    "{id}: accept #{i} refused: {}",
+                    r["why"][i].as_str().unwrap_or("")
+                ));
+            }
+        }
+        for (i, ok) in rej.iter().enumerate() {
+            if !ok {
+                failures.push(format!("{id}: reject #{i} accepted"));
+            }
+        }
+    }
+    println!(
+        "tool_choice/parallel/lazy: {} grammars checked, {} failures",
+        expect.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `chatcodec grammar`: the grammar on stdout; with --lazy, `{"grammar", "triggers"}`.
+#[test]
+fn cli_prints_grammar_and_lazy_triggers() {
+    let dir = std::env::temp_dir().join(format!("chatcodec-grammar-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let tools = dir.join("tools.json");
+    std::fs::write(&tools, tools_json().to_string()).expect("write tools");
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_chatcodec"))
+            .arg("grammar")
+            .args(args)
+            .arg("--tools")
+            .arg(&tools)
+            .output()
+            .expect("runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, _) = run(&["--format", "qwen3-coder"]);
+    assert_eq!(code, Some(0));
+    assert!(out.starts_with("root ::= "), "{out}");
+    let (code, out, _) = run(&[
+        "--format",
+        "kimi-k2",
+        "--syntax",
+        "lark",
+        "--lazy",
+        "--tool-choice",
+        "required",
+        "--no-parallel",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert!(
+        v["grammar"]
+            .as_str()
+            .is_some_and(|g| g.starts_with("start: ")),
+        "{v}"
+    );
+    assert_eq!(
+        v["triggers"],
+        json!([{"type": "word", "value": "<|tool_calls_section_begin|>"}])
+    );
+    let (code, out, _) = run(&["--format", "functionary-v3.1", "--syntax", "structural-tag"]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["triggers"], json!(["<function="]));
+    let (code, _, err) = run(&["--format", "qwen3-coder", "--syntax", "structural-tag"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("JSON-object arguments"), "{err}");
+    let (code, _, err) = run(&["--format", "nope"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("unknown output format"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -466,10 +466,7 @@ fn call_body(
             };
             let marked = match &tc.id {
                 IdSpec::Marked { prefix, suffix, .. } => {
-                    let stop: Vec<&str> = [suffix.trim(), args_prefix.trim()]
-                        .into_iter()
-                        .filter(|s| !s.is_empty())
-                        .collect();
+                    // Optional: some templates of a family write it, others do not.
                     let idp = mark(r, prefix);
                     let text = Expr::plus(Expr::class(&[
                         ('a', 'z'),
@@ -478,7 +475,6 @@ fn call_body(
                         ('_', '_'),
                         ('-', '-'),
                     ]));
-                    let _ = stop;
                     let ids = mark(r, suffix);
                     Expr::opt(cat(r, vec![idp, text, ids]))
                 }
