@@ -291,3 +291,133 @@ impl Rules {
         Expr::Ref(name0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// The end positions of `e` matched from `at` (a plain set-based recognizer, exponential
+    /// in general but fine for these small cases).
+    fn ends(r: &Rules, e: &Expr, s: &[char], at: usize, depth: usize) -> BTreeSet<usize> {
+        let mut out = BTreeSet::new();
+        if depth > 200 {
+            return out;
+        }
+        match e {
+            Expr::Empty => {
+                out.insert(at);
+            }
+            Expr::Lit(l) => {
+                let l: Vec<char> = l.chars().collect();
+                if s[at..].starts_with(&l) {
+                    out.insert(at + l.len());
+                }
+            }
+            Expr::Class { negated, ranges } => {
+                if let Some(&c) = s.get(at) {
+                    if ranges.iter().any(|&(a, b)| a <= c && c <= b) != *negated {
+                        out.insert(at + 1);
+                    }
+                }
+            }
+            Expr::Ref(n) => {
+                let body = &r.rules.iter().find(|(k, _)| k == n).expect("rule").1;
+                out = ends(r, body, s, at, depth + 1);
+            }
+            Expr::Seq(v) => {
+                let mut cur = BTreeSet::from([at]);
+                for x in v {
+                    cur = cur
+                        .iter()
+                        .flat_map(|&p| ends(r, x, s, p, depth + 1))
+                        .collect();
+                }
+                out = cur;
+            }
+            Expr::Alt(v) => {
+                for x in v {
+                    out.extend(ends(r, x, s, at, depth + 1));
+                }
+            }
+            Expr::Opt(x) => {
+                out.insert(at);
+                out.extend(ends(r, x, s, at, depth + 1));
+            }
+            Expr::Star(x) | Expr::Plus(x) => {
+                let mut cur = BTreeSet::from([at]);
+                if matches!(e, Expr::Star(_)) {
+                    out.insert(at);
+                }
+                while !cur.is_empty() {
+                    let next: BTreeSet<usize> = cur
+                        .iter()
+                        .flat_map(|&p| ends(r, x, s, p, depth + 1))
+                        .filter(|p| !out.contains(p))
+                        .collect();
+                    out.extend(next.iter().copied());
+                    cur = next;
+                }
+            }
+        }
+        out
+    }
+
+    fn full(r: &Rules, e: &Expr, s: &str) -> bool {
+        let s: Vec<char> = s.chars().collect();
+        ends(r, e, &s, 0, 0).contains(&s.len())
+    }
+
+    #[test]
+    fn through_stops_at_the_first_stop_and_includes_it() {
+        let mut r = Rules::default();
+        let t = r.through(&["</think>"]);
+        for ok in [
+            "</think>",
+            "abc</think>",
+            "<</think>",
+            "</thin</think>",
+            "a<b/c</think>",
+        ] {
+            assert!(full(&r, &t, ok), "{ok}");
+        }
+        for bad in ["", "abc", "</think>x", "</think></think>", "</thin"] {
+            assert!(!full(&r, &t, bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn avoid_accepts_text_without_any_stop() {
+        let mut r = Rules::default();
+        let a = r.avoid(&["<tool_call>", "[TOOL_CALLS]"]);
+        for ok in [
+            "",
+            "hi",
+            "<tool_cal",
+            "<tool_call",
+            "[TOOL_CALLS",
+            "a<b>[c]",
+        ] {
+            assert!(full(&r, &a, ok), "{ok}");
+        }
+        for bad in [
+            "<tool_call>",
+            "x<tool_call>y",
+            "<<tool_call>",
+            "[TOOL_CALLS]",
+        ] {
+            assert!(!full(&r, &a, bad), "{bad}");
+        }
+        // The same stops give the same rules.
+        assert_eq!(r.avoid(&["[TOOL_CALLS]", "<tool_call>"]), a);
+    }
+
+    #[test]
+    fn overlapping_stops_follow_failure_links() {
+        let mut r = Rules::default();
+        let t = r.through(&["aab"]);
+        assert!(full(&r, &t, "aaab"));
+        assert!(full(&r, &t, "abaab"));
+        assert!(!full(&r, &t, "aabaab"));
+    }
+}
