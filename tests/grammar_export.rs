@@ -644,3 +644,135 @@ fn cli_prints_grammar_and_lazy_triggers() {
     assert!(err.contains("unknown output format"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Arguments follow the schema: types, required keys, enums, nested objects, arrays, strings
+/// with escapes, nullable types; in JSON, XML-parameter, pythonic and Gemma key-value syntax.
+#[test]
+fn arguments_follow_the_schema_in_every_value_syntax() {
+    let tools = grammar::tools_from_json(&json!([{"type": "function", "function": {"name": "book", "parameters": {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "nights": {"type": "integer"},
+            "price": {"type": "number"},
+            "smoking": {"type": "boolean"},
+            "room": {"type": "string", "enum": ["single", "double"]},
+            "guests": {"type": "array", "items": {"type": "object",
+                "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name"]}},
+            "note": {"type": ["string", "null"]}
+        },
+        "required": ["city", "nights"]}}}]))
+    .expect("tools");
+    let hermes = |args: &str| {
+        format!("<tool_call>\n{{\"name\": \"book\", \"arguments\": {args}}}\n</tool_call>")
+    };
+    let json_ok = [
+        hermes(
+            r#"{"city": "Paris \"Centre\"\n\u00e9", "nights": 2, "price": 99.5, "smoking": false, "room": "double", "guests": [{"name": "A", "age": 3}, {"name": "B"}], "note": null}"#,
+        ),
+        hermes(r#"{"city": "P", "nights": 1, "note": "late"}"#),
+    ];
+    let json_bad = [
+        hermes(r#"{"city": "P"}"#),
+        hermes(r#"{"city": "P", "nights": 1, "room": "suite"}"#),
+        hermes(r#"{"city": "P", "nights": 1, "guests": [{"age": 3}]}"#),
+        hermes(r#"{"city": "P", "nights": 1, "smoking": "no"}"#),
+        hermes(r#"{"city": "P", "nights": 2.5}"#),
+        hermes(r#"{"city": "P", "nights": 1, "pool": true}"#),
+        hermes("{\"city\": \"a\nb\", \"nights\": 1}"),
+        hermes(r#"{"city": "P", "nights": 1, "guests": {"name": "A"}}"#),
+    ];
+    let qwen =
+        |params: &str| format!("<tool_call>\n<function=book>\n{params}</function>\n</tool_call>");
+    let p = |k: &str, v: &str| format!("<parameter={k}>\n{v}\n</parameter>\n");
+    let xml_ok = [qwen(
+        &[
+            p("city", "Paris, <b>France</b>"),
+            p("nights", "2"),
+            p("room", "single"),
+            p("guests", r#"[{"name": "A"}]"#),
+        ]
+        .concat(),
+    )];
+    let xml_bad = [
+        qwen(&[p("city", "Paris"), p("nights", "two")].concat()),
+        qwen(&p("city", "Paris")),
+        qwen(&[p("city", "Paris"), p("nights", "2"), p("room", "suite")].concat()),
+    ];
+    let lfm = |call: &str| format!("<|tool_call_start|>[{call}]<|tool_call_end|>");
+    let py_ok = [lfm(
+        r#"book(city='Paris \'C\'', nights=2, smoking=True, guests=[{'name': "A"}], note=None)"#,
+    )];
+    let py_bad = [
+        lfm("book(city='Paris', nights='2')"),
+        lfm("book(nights=2)"),
+        lfm("book(city='P', nights=2, smoking=true)"),
+    ];
+    let gem = |args: &str| format!("<|tool_call>call:book{{{args}}}<tool_call|>");
+    let kv_ok = [gem(
+        r#"city:<|"|>Paris, "France"<|"|>,nights:2,guests:[{name:<|"|>A<|"|>,age:3}]"#,
+    )];
+    let kv_bad = [
+        gem("city:<|\"|>P<|\"|>,nights:<|\"|>2<|\"|>"),
+        gem("nights:2"),
+    ];
+    let mut cases = Vec::new();
+    let mut counts = Vec::new();
+    for syntax in [Syntax::Gbnf, Syntax::Lark] {
+        for (format, ok, bad) in [
+            ("hermes", &json_ok[..], &json_bad[..]),
+            ("qwen3-coder", &xml_ok[..], &xml_bad[..]),
+            ("lfm2", &py_ok[..], &py_bad[..]),
+            ("gemma4", &kv_ok[..], &kv_bad[..]),
+        ] {
+            let spec = Format::by_name(format).expect("format").spec();
+            let g = grammar::export(
+                &spec,
+                &tools,
+                &GrammarOptions {
+                    syntax,
+                    ..GrammarOptions::default()
+                },
+            )
+            .expect("exports");
+            let ok: Vec<&str> = ok.iter().map(String::as_str).collect();
+            let bad: Vec<&str> = bad.iter().map(String::as_str).collect();
+            counts.push((
+                format!("{format}|{}", syntax_name(syntax)),
+                ok.len(),
+                bad.len(),
+            ));
+            cases.push(case(
+                format!("{format}|{}", syntax_name(syntax)),
+                &g.grammar,
+                syntax,
+                &ok,
+                &bad,
+            ));
+        }
+    }
+    let Some(results) = python("check", &json!({"cases": cases})) else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for ((id, _, _), r) in counts.iter().zip(results.as_array().into_iter().flatten()) {
+        if let Some(e) = r["error"].as_str() {
+            failures.push(format!("{id}: grammar error {e}"));
+            continue;
+        }
+        for (i, x) in r["accepted"].as_array().into_iter().flatten().enumerate() {
+            if x != true {
+                failures.push(format!(
+                    "{id}: accept #{i} refused: {}",
+                    r["why"][i].as_str().unwrap_or("")
+                ));
+            }
+        }
+        for (i, x) in r["rejected"].as_array().into_iter().flatten().enumerate() {
+            if x != true {
+                failures.push(format!("{id}: reject #{i} accepted"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -92,7 +92,8 @@ impl Expr {
 #[derive(Debug, Default)]
 pub(crate) struct Rules {
     pub(crate) rules: Vec<(String, Expr)>,
-    names: HashMap<String, usize>,
+    /// Every rule name in use.
+    used: std::collections::HashSet<String>,
     automata: HashMap<(bool, Vec<String>), String>,
 }
 
@@ -108,8 +109,7 @@ impl Rules {
     /// Defines the rule `name` once (a shared helper such as `json-string`); later calls only
     /// return the reference.
     pub(crate) fn shared(&mut self, name: &str, make: impl FnOnce(&mut Rules) -> Expr) -> Expr {
-        if !self.names.contains_key(name) {
-            self.names.insert(name.to_string(), 1);
+        if self.used.insert(name.to_string()) {
             let i = self.rules.len();
             self.rules.push((name.to_string(), Expr::Empty));
             let e = make(self);
@@ -124,13 +124,14 @@ impl Rules {
     }
 
     fn fresh(&mut self, base: &str) -> String {
-        let n = self.names.entry(base.to_string()).or_insert(0);
-        *n += 1;
-        if *n == 1 {
-            base.to_string()
-        } else {
-            format!("{base}-{n}")
+        let mut name = base.to_string();
+        let mut n = 1;
+        while self.used.contains(&name) {
+            n += 1;
+            name = format!("{base}-{n}");
         }
+        self.used.insert(name.clone());
+        name
     }
 
     /// Any text that contains none of `stops` (possibly empty).
@@ -285,7 +286,7 @@ impl Rules {
                 alts.push(Expr::Empty);
             }
             let name = state_name(q);
-            self.names.insert(name.clone(), 1);
+            self.used.insert(name.clone());
             self.rules.push((name, Expr::Alt(alts)));
         }
         Expr::Ref(name0)
