@@ -134,6 +134,40 @@ impl Rules {
         name
     }
 
+    /// Drops the rules the start rule does not reach (helpers made for another layout).
+    pub(crate) fn prune(&mut self) {
+        fn refs(e: &Expr, out: &mut Vec<String>) {
+            match e {
+                Expr::Ref(n) => out.push(n.clone()),
+                Expr::Seq(v) | Expr::Alt(v) => v.iter().for_each(|x| refs(x, out)),
+                Expr::Opt(x) | Expr::Star(x) | Expr::Plus(x) => refs(x, out),
+                _ => {}
+            }
+        }
+        let index: HashMap<&str, usize> = self
+            .rules
+            .iter()
+            .enumerate()
+            .map(|(i, (n, _))| (n.as_str(), i))
+            .collect();
+        let mut keep = vec![false; self.rules.len()];
+        let mut todo = vec![0usize];
+        while let Some(i) = todo.pop() {
+            if i >= keep.len() || keep[i] {
+                continue;
+            }
+            keep[i] = true;
+            let mut out = Vec::new();
+            refs(&self.rules[i].1, &mut out);
+            todo.extend(out.iter().filter_map(|n| index.get(n.as_str()).copied()));
+        }
+        let mut i = 0;
+        self.rules.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
+    }
+
     /// Any text that contains none of `stops` (possibly empty).
     pub(crate) fn avoid(&mut self, stops: &[&str]) -> Expr {
         self.automaton(false, stops)

@@ -17,7 +17,10 @@
 //!     .unwrap();
 //! let g = grammar::export(&spec, &tools, &grammar::GrammarOptions::default()).unwrap();
 //! assert!(g.grammar.starts_with("root ::= "));
-//! assert!(g.grammar.contains("\"\\\"get_weather\\\"\""));
+//! let lazy = grammar::GrammarOptions { lazy: true, ..Default::default() };
+//! let g = grammar::export(&spec, &tools, &lazy).unwrap();
+//! assert_eq!(g.triggers[0].value, "<tool_call>");
+//! assert!(g.to_json().contains(r#""triggers":[{"type":"word","value":"<tool_call>"}]"#));
 //! ```
 
 mod build;
@@ -163,7 +166,8 @@ pub fn export(spec: &FormatSpec, tools: &[Tool], opts: &GrammarOptions) -> Resul
     if opts.syntax == Syntax::StructuralTag {
         return structural_tag::export(spec, tools, opts);
     }
-    let (rules, triggers) = build::build(spec, tools, opts)?;
+    let (mut rules, triggers) = build::build(spec, tools, opts)?;
+    rules.prune();
     let grammar = match opts.syntax {
         Syntax::Lark => lark::print(&rules),
         _ => gbnf::print(&rules),
