@@ -137,10 +137,8 @@ def check_all(req):
         m = L.LLMatcher(tok, g, log_level=0)
         return m, (m.get_error() if m.is_error() else None)
 
-    def run(g, text):
-        m, e = matcher(g)
-        if e:
-            return False, e
+    def run(m0, text):
+        m = m0.deep_copy()
         data = text.encode()
         for i, b in enumerate(data):
             if not m.consume_token(b):
@@ -169,7 +167,7 @@ def check_all(req):
                 g = L.grammar_from("lark", struct_grammar(c["grammar"]))
             else:
                 g = L.grammar_from(c["syntax"], c["grammar"])
-            _, e = matcher(g)
+            m0, e = matcher(g)
             if e:
                 raise ValueError(e)
         except Exception as e:
@@ -177,11 +175,11 @@ def check_all(req):
             out.append(r)
             continue
         for t in c["accept"]:
-            ok, why = run(g, t)
+            ok, why = run(m0, t)
             r["accepted"].append(ok)
             r["why"].append(why)
         for t in c["reject"]:
-            ok, why = run(g, t)
+            ok, why = run(m0, t)
             r["rejected"].append(not ok)
         out.append(r)
     return out
