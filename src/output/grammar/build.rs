@@ -54,9 +54,17 @@ pub(crate) fn build(
     o: &GrammarOptions,
 ) -> Result<(Rules, Vec<Trigger>), Error> {
     let mut r = Rules::default();
-    if o.tool_choice != ToolChoice::None && tools.is_empty() {
-        return Err(err("tool_choice needs tools: the request has none"));
+    if o.tool_choice == ToolChoice::Required && tools.is_empty() {
+        return Err(err(
+            "tool_choice required needs tools: the request has none",
+        ));
     }
+    // Without tools there is nothing to call: auto means text only.
+    let none = GrammarOptions {
+        tool_choice: ToolChoice::None,
+        ..*o
+    };
+    let o = if tools.is_empty() { &none } else { o };
     if o.lazy && o.tool_choice == ToolChoice::None {
         return Err(err(
             "a lazy grammar constrains tool calls; tool_choice none has none",

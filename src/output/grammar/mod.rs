@@ -174,3 +174,70 @@ pub fn export(spec: &FormatSpec, tools: &[Tool], opts: &GrammarOptions) -> Resul
     };
     Ok(Grammar { grammar, triggers })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::Format;
+
+    #[test]
+    fn every_format_exports_gbnf_and_lark_or_says_why_not() {
+        let tools = tools_from_json(
+            &serde_json::json!([{"name": "f", "parameters": {"type": "object",
+            "properties": {"a": {"type": "string"}}, "required": ["a"]}}]),
+        )
+        .expect("tools");
+        for (name, _) in Format::names() {
+            let spec = Format::by_name(name).expect("format").spec();
+            for syntax in [Syntax::Gbnf, Syntax::Lark] {
+                for tool_choice in [ToolChoice::Auto, ToolChoice::Required, ToolChoice::None] {
+                    let o = GrammarOptions {
+                        syntax,
+                        tool_choice,
+                        ..GrammarOptions::default()
+                    };
+                    let g = export(&spec, &tools, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
+                    assert!(!g.grammar.is_empty());
+                }
+                let lazy = GrammarOptions {
+                    syntax,
+                    lazy: true,
+                    ..GrammarOptions::default()
+                };
+                let g = export(&spec, &tools, &lazy).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(g.triggers.len(), 1, "{name}");
+            }
+            // Structural tags either export or say why not; never panic.
+            let st = GrammarOptions {
+                syntax: Syntax::StructuralTag,
+                ..GrammarOptions::default()
+            };
+            if let Ok(g) = export(&spec, &tools, &st) {
+                let v: Value = serde_json::from_str(&g.grammar).expect("JSON");
+                assert_eq!(v["type"], "structural_tag", "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn impossible_requests_are_errors() {
+        let spec = Format::by_name("hermes").expect("hermes").spec();
+        let none = GrammarOptions {
+            tool_choice: ToolChoice::None,
+            lazy: true,
+            ..GrammarOptions::default()
+        };
+        assert!(export(&spec, &[], &none).is_err());
+        let req = GrammarOptions {
+            tool_choice: ToolChoice::Required,
+            ..GrammarOptions::default()
+        };
+        assert!(export(&spec, &[], &req).is_err());
+        // No tools and auto: text only.
+        assert!(export(&spec, &[], &GrammarOptions::default()).is_ok());
+        assert!(tools_from_json(&serde_json::json!({"a": 1})).is_err());
+        assert!(
+            tools_from_json(&serde_json::json!([{"type": "function", "function": {}}])).is_err()
+        );
+    }
+}
