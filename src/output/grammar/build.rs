@@ -10,11 +10,11 @@ use super::ir::{Expr, Rules};
 use super::schema::{self, Member, Style};
 use super::{GrammarOptions, Tool, ToolChoice, Trigger, TriggerKind};
 use crate::output::spec::{
-    CallSyntax, ChannelSpec, FormatSpec, IdSpec, ReasoningMode, ToolCallSpec, ValueTyping,
+    CallSyntax, FormatSpec, IdSpec, ReasoningMode, ToolCallSpec, ValueTyping,
 };
 use crate::{Error, ErrorKind};
 
-fn err(msg: impl Into<String>) -> Error {
+pub(super) fn err(msg: impl Into<String>) -> Error {
     Error::new(ErrorKind::Input, msg)
 }
 
@@ -72,7 +72,7 @@ pub(crate) fn build(
     }
     if let Some(ch) = &spec.channels {
         let tc = spec.tools.as_ref();
-        return channels(&mut r, ch, tc, tools, o).map(|t| (r, t));
+        return super::harmony::channels(&mut r, ch, tc, tools, o).map(|t| (r, t));
     }
     let w = schema::ws(&mut r);
     let reasoning = reasoning(&mut r, spec, o);
@@ -360,7 +360,7 @@ fn call_bodies(
     Ok(Expr::alt(alts))
 }
 
-fn args(r: &mut Rules, t: &Tool, i: usize, style: &Style) -> Expr {
+pub(super) fn args(r: &mut Rules, t: &Tool, i: usize, style: &Style) -> Expr {
     let base = format!("tool{i}-args");
     match &t.parameters {
         serde_json::Value::Object(_) => schema::value(r, &t.parameters, style, &base),
@@ -595,100 +595,4 @@ fn call_body(
             Expr::seq(vec![p, name, mark(r, open), kv, mark(r, close)])
         }
     })
-}
-
-/// Harmony (gpt-oss): an optional analysis message, then a final message or a call message.
-fn channels(
-    r: &mut Rules,
-    ch: &ChannelSpec,
-    tc: Option<&ToolCallSpec>,
-    tools: &[Tool],
-    o: &GrammarOptions,
-) -> Result<Vec<Trigger>, Error> {
-    let mut ends: Vec<&str> = ch.message_ends.iter().map(String::as_str).collect();
-    ends.push(&ch.message_start);
-    ends.push(&ch.channel_marker);
-    let text = r.avoid(&ends);
-    let first_end = ch
-        .message_ends
-        .first()
-        .map(String::as_str)
-        .unwrap_or("<|end|>");
-    let analysis_body = r.through(&[first_end]);
-    let analysis = Expr::seq(vec![
-        Expr::lit(&format!(
-            "{}{}{}",
-            ch.channel_marker, ch.reasoning_channel, ch.message_marker
-        )),
-        analysis_body,
-        Expr::lit(&format!("{}assistant", ch.message_start)),
-    ]);
-    let final_msg = Expr::seq(vec![
-        Expr::lit(&format!(
-            "{}{}{}",
-            ch.channel_marker, ch.content_channel, ch.message_marker
-        )),
-        text,
-    ]);
-    let call_end = ch
-        .message_ends
-        .iter()
-        .find(|e| e.contains("call"))
-        .cloned()
-        .unwrap_or_else(|| "<|call|>".into());
-    let mut calls = Vec::new();
-    let mut lazy_calls = Vec::new();
-    let recipient = ch.recipient_prefix.trim_start().to_string();
-    for (i, t) in tools.iter().enumerate() {
-        let a = args(r, t, i, &Style::Json);
-        let in_role = Expr::seq(vec![Expr::lit(&format!(
-            "{}{}{}{}",
-            ch.recipient_prefix, t.name, ch.channel_marker, ch.tool_channel
-        ))]);
-        let in_channel = Expr::lit(&format!(
-            "{}{} {}{}",
-            ch.channel_marker, ch.tool_channel, recipient, t.name
-        ));
-        let constrain = Expr::opt(Expr::alt(vec![
-            Expr::lit(" <|constrain|>json"),
-            Expr::lit(" json"),
-        ]));
-        let tail = Expr::seq(vec![
-            constrain,
-            Expr::lit(&ch.message_marker),
-            a,
-            Expr::opt(Expr::lit(&call_end)),
-        ]);
-        let tail = r.add(&format!("tool{i}-message"), tail);
-        calls.push(Expr::seq(vec![
-            Expr::alt(vec![in_role, in_channel]),
-            tail.clone(),
-        ]));
-        lazy_calls.push(Expr::seq(vec![
-            Expr::lit(&format!(
-                "{}{}{}{}",
-                ch.recipient_prefix, t.name, ch.channel_marker, ch.tool_channel
-            )),
-            tail,
-        ]));
-    }
-    if tc.is_none() && o.tool_choice != ToolChoice::None {
-        return Err(err("the format has no tool calls"));
-    }
-    let call = Expr::alt(calls);
-    if o.lazy {
-        r.set_root(Expr::alt(lazy_calls));
-        return Ok(vec![Trigger {
-            kind: TriggerKind::Word,
-            value: ch.recipient_prefix.clone(),
-        }]);
-    }
-    let last = match o.tool_choice {
-        ToolChoice::None => final_msg,
-        ToolChoice::Required => call,
-        ToolChoice::Auto => Expr::alt(vec![final_msg, call]),
-    };
-    let root = Expr::seq(vec![Expr::opt(analysis), last]);
-    r.set_root(root);
-    Ok(Vec::new())
 }

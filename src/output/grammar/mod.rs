@@ -25,6 +25,7 @@
 
 mod build;
 mod gbnf;
+mod harmony;
 mod ir;
 mod lark;
 mod schema;
