@@ -14,6 +14,7 @@ mod assemble;
 mod convert;
 mod event;
 mod formats;
+pub mod grammar;
 mod message;
 pub(crate) mod peg;
 pub(crate) mod scan;

@@ -139,6 +139,12 @@ pub enum CallSyntax {
         /// Calls are elements of one list.
         list: bool,
     },
+    /// One JSON object per call whose only key is the function name and whose value is the
+    /// arguments: `{"NAME": {...}}` (Apertus). When `list` is true the calls form a JSON array.
+    NameAsKey {
+        /// Calls are elements of one JSON array.
+        list: bool,
+    },
     /// Key-value syntax with its own string quotes: `call:NAME{k:<escape>v<escape>,n:1}`.
     KeyValue {
         /// Text before the name.

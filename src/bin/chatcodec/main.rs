@@ -1,6 +1,7 @@
 //! The `chatcodec` command line: render prompts, parse model output.
 
 mod caps;
+mod grammar;
 mod parse;
 mod progress;
 mod render;
@@ -24,6 +25,8 @@ enum Command {
     Parse(parse::Args),
     /// Print a chat template's capabilities (what it shows of a request) as one JSON object.
     Caps(caps::Args),
+    /// Print a grammar that constrains a format's output to the request's tools.
+    Grammar(grammar::Args),
     /// Show which chat templates, special tokens and family a model folder or GGUF file has.
     Show(show::Args),
 }
@@ -35,6 +38,7 @@ fn main() {
         Command::Parse(args) => parse::run(args),
         Command::Show(args) => show::run(args),
         Command::Caps(args) => caps::run(args),
+        Command::Grammar(args) => grammar::run(args),
     };
     std::process::exit(code);
 }

@@ -2,9 +2,11 @@
 //! marker parameters it is instantiated with, under a name.
 
 use super::peg::{self, Program};
+use super::spec::FormatSpec;
 use crate::{Error, ErrorKind};
 use std::sync::OnceLock;
 
+mod specs;
 mod table;
 
 pub(crate) use table::SPECS;
@@ -73,6 +75,25 @@ impl Format {
     /// This format's name.
     pub fn name(&self) -> &'static str {
         SPECS[self.index].name
+    }
+
+    /// This format described as data: its markers and call syntax (see [`FormatSpec`]).
+    /// Grammar export (`output::grammar`) builds from it.
+    pub fn spec(&self) -> FormatSpec {
+        match specs::spec(self.name()) {
+            Some(s) => s,
+            // Every name in the table has a spec (checked by a unit test).
+            None => FormatSpec {
+                format: Some(self.name().into()),
+                end_of_turn: None,
+                reasoning: Default::default(),
+                content: None,
+                tools: None,
+                channels: None,
+                confidence: 0.0,
+                notes: vec!["no spec for this format".into()],
+            },
+        }
     }
 
     pub(crate) fn program(&self) -> &'static Program {

@@ -1,0 +1,483 @@
+//! Each hand-written format described as a [`FormatSpec`]: the markers and the call syntax its
+//! grammar (grammar/*.peg) reads, as the model writes them. Where the hand-written grammar
+//! reads more than one shape (a family whose templates differ), the spec describes the main one
+//! and says so in `notes`, with a confidence below 1.
+
+use crate::output::spec::{
+    CallSyntax, ChannelSpec, FormatSpec, IdSpec, Markers, ReasoningMode, ReasoningSpec,
+    ToolCallSpec, ValueTyping,
+};
+
+fn m(open: &str, close: &str) -> Option<Markers> {
+    Some(Markers {
+        open: open.into(),
+        close: close.into(),
+    })
+}
+
+fn tag(open: &str, close: &str) -> ReasoningSpec {
+    ReasoningSpec {
+        mode: ReasoningMode::Tag,
+        markers: m(open, close),
+    }
+}
+
+fn think() -> ReasoningSpec {
+    tag("<think>", "</think>")
+}
+
+fn json(name: &str, args: &str, id: Option<&str>, list: bool) -> CallSyntax {
+    CallSyntax::JsonObject {
+        name_key: name.into(),
+        args_key: args.into(),
+        id_key: id.map(Into::into),
+        list,
+    }
+}
+
+fn name_json(
+    name_prefix: &str,
+    name_suffix: &str,
+    args_prefix: &str,
+    args_suffix: &str,
+) -> CallSyntax {
+    CallSyntax::NameThenJson {
+        name_prefix: name_prefix.into(),
+        name_suffix: name_suffix.into(),
+        args_prefix: args_prefix.into(),
+        args_suffix: args_suffix.into(),
+    }
+}
+
+fn xml(parts: [&str; 6]) -> CallSyntax {
+    CallSyntax::XmlParams {
+        name_prefix: parts[0].into(),
+        name_suffix: parts[1].into(),
+        param_prefix: parts[2].into(),
+        param_middle: parts[3].into(),
+        param_suffix: parts[4].into(),
+        call_suffix: parts[5].into(),
+        values: ValueTyping::RawStrings,
+    }
+}
+
+fn key_value(quote: &str) -> CallSyntax {
+    CallSyntax::KeyValue {
+        name_prefix: "call:".into(),
+        open: "{".into(),
+        close: "}".into(),
+        key_value_separator: ":".into(),
+        pair_separator: ",".into(),
+        string_quote: quote.into(),
+    }
+}
+
+fn tools(
+    section: Option<Markers>,
+    call: Option<Markers>,
+    separator: &str,
+    syntax: CallSyntax,
+) -> Option<ToolCallSpec> {
+    let id = match &syntax {
+        CallSyntax::JsonObject {
+            id_key: Some(_), ..
+        } => IdSpec::InObject,
+        _ => IdSpec::None,
+    };
+    Some(ToolCallSpec {
+        section,
+        call,
+        separator: separator.into(),
+        syntax,
+        id,
+        parallel: true,
+    })
+}
+
+struct B(FormatSpec);
+
+impl B {
+    fn new(
+        name: &str,
+        eot: Option<&str>,
+        reasoning: ReasoningSpec,
+        tools: Option<ToolCallSpec>,
+    ) -> B {
+        B(FormatSpec {
+            format: Some(name.into()),
+            end_of_turn: eot.map(Into::into),
+            reasoning,
+            content: None,
+            tools,
+            channels: None,
+            confidence: 1.0,
+            notes: Vec::new(),
+        })
+    }
+    fn content(mut self, open: &str, close: &str) -> B {
+        self.0.content = m(open, close);
+        self
+    }
+    fn id(mut self, id: IdSpec) -> B {
+        if let Some(t) = &mut self.0.tools {
+            t.id = id;
+        }
+        self
+    }
+    fn single(mut self) -> B {
+        if let Some(t) = &mut self.0.tools {
+            t.parallel = false;
+        }
+        self
+    }
+    /// A shape the hand-written grammar also reads but this spec does not describe.
+    fn note(mut self, confidence: f32, note: &str) -> B {
+        self.0.confidence = self.0.confidence.min(confidence);
+        self.0.notes.push(note.into());
+        self
+    }
+}
+
+const QWEN_XML: [&str; 6] = [
+    "<function=",
+    ">\n",
+    "<parameter=",
+    ">\n",
+    "\n</parameter>\n",
+    "</function>",
+];
+
+/// The spec of the hand-written format `name`, or `None` for an unknown name.
+pub(crate) fn spec(name: &str) -> Option<FormatSpec> {
+    let none = ReasoningSpec::default();
+    let b = match name {
+        "hermes" => B::new(
+            name,
+            Some("<|im_end|>"),
+            think(),
+            tools(None, m("<tool_call>\n", "\n</tool_call>"), "\n", json("name", "arguments", None, false)),
+        ),
+        "qwen3-coder" => B::new(
+            name,
+            Some("<|im_end|>"),
+            think(),
+            tools(None, m("<tool_call>\n", "\n</tool_call>"), "\n", xml(QWEN_XML)),
+        ),
+        "seed-oss" => B::new(
+            name,
+            Some("<seed:eos>"),
+            tag("<seed:think>", "</seed:think>"),
+            tools(
+                None,
+                m("<seed:tool_call>\n", "\n</seed:tool_call>"),
+                "\n",
+                xml(["<function=", ">\n", "<parameter=", ">", "</parameter>\n", "</function>"]),
+            ),
+        ),
+        "llama3" => B::new(name, Some("<|eot_id|>"), none, tools(None, None, "; ", json("name", "parameters", None, false)))
+            .single()
+            .note(0.8, "the <|python_tag|> prefix and builtin NAME.call(...) calls are read but not described"),
+        "mistral-nemo" => B::new(
+            name,
+            Some("</s>"),
+            none,
+            tools(m("[TOOL_CALLS]", ""), None, ", ", json("name", "arguments", Some("id"), true)),
+        ),
+        "mistral" => B::new(
+            name,
+            Some("</s>"),
+            tag("[THINK]", "[/THINK]"),
+            tools(None, m("[TOOL_CALLS]", ""), "", name_json("", "", "[ARGS]", "")),
+        )
+        .id(IdSpec::Marked {
+            prefix: "[CALL_ID]".into(),
+            suffix: String::new(),
+            shape: Some("9 alphanumerics".into()),
+        })
+        .note(0.9, "the [CALL_ID] id is optional (Magistral and Ministral templates omit it)"),
+        "deepseek-r1" => B::new(
+            name,
+            Some("<｜end▁of▁sentence｜>"),
+            think(),
+            tools(
+                m("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"),
+                m("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>"),
+                "\n",
+                name_json("function<｜tool▁sep｜>", "\n```json\n", "", "\n```"),
+            ),
+        ),
+        "deepseek-v3.1" => B::new(
+            name,
+            Some("<｜end▁of▁sentence｜>"),
+            think(),
+            tools(
+                m("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"),
+                m("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>"),
+                "",
+                name_json("", "<｜tool▁sep｜>", "", ""),
+            ),
+        ),
+        "kimi-k2" => B::new(
+            name,
+            Some("<|im_end|>"),
+            think(),
+            tools(
+                m("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"),
+                m("<|tool_call_begin|>", "<|tool_call_end|>"),
+                "",
+                name_json("functions.", "", "<|tool_call_argument_begin|>", ""),
+            ),
+        )
+        .id(IdSpec::Index),
+        "glm-4.5" => B::new(
+            name,
+            None,
+            think(),
+            tools(
+                None,
+                m("<tool_call>", "</tool_call>"),
+                "\n",
+                xml(["", "\n", "<arg_key>", "</arg_key>\n<arg_value>", "</arg_value>\n", ""]),
+            ),
+        ),
+        "minimax-m2" => B::new(
+            name,
+            Some("[e~["),
+            think(),
+            tools(
+                m("<minimax:tool_call>\n", "</minimax:tool_call>"),
+                None,
+                "\n",
+                xml([
+                    "<invoke name=\"",
+                    "\">\n",
+                    "<parameter name=\"",
+                    "\">",
+                    "</parameter>\n",
+                    "</invoke>",
+                ]),
+            ),
+        ),
+        "gpt-oss" => {
+            let mut b = B::new(
+                name,
+                Some("<|return|>"),
+                none,
+                tools(None, None, "", name_json(" to=functions.", "<|channel|>commentary json<|message|>", "", "<|call|>")),
+            )
+            .single();
+            b.0.channels = Some(ChannelSpec {
+                message_start: "<|start|>".into(),
+                channel_marker: "<|channel|>".into(),
+                message_marker: "<|message|>".into(),
+                message_ends: vec!["<|end|>".into(), "<|call|>".into(), "<|return|>".into()],
+                reasoning_channel: "analysis".into(),
+                content_channel: "final".into(),
+                tool_channel: "commentary".into(),
+                recipient_prefix: " to=functions.".into(),
+            });
+            b.note(0.9, "the recipient may also follow the channel (<|channel|>commentary to=functions.X)")
+        }
+        "nemotron-v2" => B::new(
+            name,
+            Some("<SPECIAL_12>"),
+            think(),
+            tools(m("<TOOLCALL>", "</TOOLCALL>"), None, ", ", json("name", "arguments", None, true)),
+        ),
+        "pythonic" => B::new(name, Some("<|eot|>"), think(), tools(None, None, ", ", CallSyntax::Pythonic { list: true }))
+            .note(0.9, "Llama 4 may wrap the list in <|python_start|>…<|python_end|>"),
+        "lfm2" => B::new(
+            name,
+            Some("<|im_end|>"),
+            think(),
+            tools(m("<|tool_call_start|>", "<|tool_call_end|>"), None, ", ", CallSyntax::Pythonic { list: true }),
+        )
+        .note(0.9, "some LFM2 templates write a JSON array of call objects instead"),
+        "deepseek-v3.2" => B::new(
+            name,
+            Some("<｜end▁of▁sentence｜>"),
+            think(),
+            tools(
+                m("<｜DSML｜function_calls>\n", "</｜DSML｜function_calls>"),
+                None,
+                "\n",
+                xml([
+                    "<｜DSML｜invoke name=\"",
+                    "\">\n",
+                    "<｜DSML｜parameter name=\"",
+                    "\" string=\"true\">",
+                    "</｜DSML｜parameter>\n",
+                    "</｜DSML｜invoke>",
+                ]),
+            ),
+        )
+        .note(
+            0.5,
+            "non-string values are written with string=\"false\" and as JSON, which XmlParams cannot say; V4 names the section tool_calls",
+        ),
+        "gemma4" => B::new(
+            name,
+            Some("<turn|>"),
+            tag("<|channel>thought", "<channel|>"),
+            tools(None, m("<|tool_call>", "<tool_call|>"), "", key_value("<|\"|>")),
+        ),
+        "functiongemma" => B::new(
+            name,
+            Some("<end_of_turn>"),
+            none,
+            tools(None, m("<start_function_call>", "<end_function_call>"), "", key_value("<escape>")),
+        ),
+        "command-r7b" => B::new(
+            name,
+            Some("<|END_OF_TURN_TOKEN|>"),
+            tag("<|START_THINKING|>", "<|END_THINKING|>"),
+            tools(
+                m("<|START_ACTION|>", "<|END_ACTION|>"),
+                None,
+                ",\n    ",
+                json("tool_name", "parameters", Some("tool_call_id"), true),
+            ),
+        )
+        .content("<|START_RESPONSE|>", "<|END_RESPONSE|>"),
+        "granite" => B::new(
+            name,
+            Some("<|end_of_text|>"),
+            think(),
+            tools(m("<|tool_call|>", ""), None, ", ", json("name", "arguments", None, true)),
+        )
+        .content("<response>", "</response>"),
+        "hunyuan" => B::new(
+            name,
+            Some("<|eos|>"),
+            think(),
+            tools(m("<tool_calls>", "</tool_calls>"), None, ", ", json("name", "arguments", None, true)),
+        )
+        .content("<answer>", "</answer>"),
+        "jamba" => B::new(
+            name,
+            Some("<|eom|>"),
+            none,
+            tools(m("<tool_calls>", "</tool_calls>"), None, ", ", json("name", "arguments", None, true)),
+        ),
+        "apertus" => B::new(
+            name,
+            Some("<|assistant_end|>"),
+            tag("<|inner_prefix|>", "<|inner_suffix|>"),
+            tools(m("<|tools_prefix|>", "<|tools_suffix|>"), None, ", ", CallSyntax::NameAsKey { list: true }),
+        ),
+        "functionary-v3.1" => B::new(
+            name,
+            Some("<|eom_id|>"),
+            none,
+            tools(None, None, "", name_json("<function=", ">", "", "</function>")),
+        ),
+        "functionary-v3.2" => B::new(
+            name,
+            Some("<|eot_id|>"),
+            none,
+            tools(None, None, "", name_json(">>>", "\n", "", "")),
+        )
+        .content(">>>all\n", ""),
+        "xlam" => B::new(name, None, none, tools(None, None, ", ", json("name", "arguments", None, true)))
+            .note(0.9, "the array may sit in a ```json fence"),
+        "firefunction-v2" => B::new(
+            name,
+            Some("<|eot_id|>"),
+            none,
+            tools(m(" functools", ""), None, ", ", json("name", "arguments", None, true)),
+        ),
+        "llama4" => B::new(name, Some("<|eot|>"), none, tools(None, None, "", json("name", "parameters", None, false)))
+            .note(0.8, "pythonic calls in <|python_start|>[…]<|python_end|> are read but not described"),
+        "kimi-k3" => B::new(
+            name,
+            Some("<|end_of_msg|>"),
+            tag("<|open|>think<|sep|>", "<|close|>think<|sep|>"),
+            tools(
+                m("<|open|>tools<|sep|>", "<|close|>tools<|sep|>"),
+                None,
+                "",
+                xml([
+                    "<|open|>call tool=\"",
+                    "\"<|sep|>",
+                    "<|open|>argument key=\"",
+                    "\" type=\"string\"<|sep|>",
+                    "<|close|>argument<|sep|>",
+                    "<|close|>call<|sep|>",
+                ]),
+            ),
+        )
+        .content("<|open|>response<|sep|>", "<|close|>response<|sep|>")
+        .note(
+            0.4,
+            "calls carry an index=\"N\" attribute and arguments a type attribute per JSON type, which XmlParams cannot say",
+        ),
+        "minimax-m3" => B::new(
+            name,
+            Some("[e~["),
+            tag("<mm:think>", "</mm:think>"),
+            tools(
+                m("<minimax:tool_call>\n", "</minimax:tool_call>"),
+                None,
+                "\n",
+                xml([
+                    "<invoke name=\"",
+                    "\">\n",
+                    "<parameter name=\"",
+                    "\">",
+                    "</parameter>\n",
+                    "</invoke>",
+                ]),
+            ),
+        )
+        .note(
+            0.6,
+            "the namespaced form (]<]minimax[>[<tool_call>, a parameter's name as its tag) is read but not described",
+        ),
+        "gigachat3" => B::new(
+            name,
+            Some("<|message_sep|>"),
+            none,
+            tools(None, m("<|function_call|>", ""), "", json("name", "arguments", None, false)),
+        )
+        .single()
+        .note(0.8, "GigaChat 3.0 opens a call with <|message_sep|>\\n\\nfunction call<|role_sep|>"),
+        "internlm2" => B::new(
+            name,
+            Some("<|im_end|>"),
+            think(),
+            tools(None, m("<|action_start|><|plugin|>\n", "<|action_end|>"), "", json("name", "arguments", None, false)),
+        ),
+        "phi4-mini" => B::new(
+            name,
+            Some("<|end|>"),
+            none,
+            tools(None, m("<|tool_call|>", "<|/tool_call|>"), "", json("name", "arguments", None, false)),
+        )
+        .note(
+            0.7,
+            "functools[…] lists, OpenAI-shaped {\"function\": {…}} objects and Python-dict arguments are read but not described",
+        ),
+        _ => return None,
+    };
+    Some(b.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::Format;
+
+    #[test]
+    fn every_format_has_a_spec_named_after_it() {
+        for (name, _) in Format::names() {
+            let s = spec(name).unwrap_or_else(|| panic!("no spec for {name}"));
+            assert_eq!(s.format.as_deref(), Some(name));
+            assert!(s.tools.is_some(), "{name} has tool calls");
+            assert!(
+                s.confidence == 1.0 || !s.notes.is_empty(),
+                "{name}: a doubt needs a note"
+            );
+        }
+        assert!(spec("nope").is_none());
+    }
+}

@@ -1,0 +1,244 @@
+//! Grammar export: from a [`FormatSpec`] and the request's tools, a grammar that constrains
+//! generation to what the format writes, in three syntaxes: GBNF (llama.cpp), Lark (as
+//! llguidance reads it) and xgrammar structural tags (JSON).
+//!
+//! Tool names are limited to the request's tools and each call's arguments follow that tool's
+//! JSON schema (types, required keys, enums, nested objects and arrays; properties in the
+//! schema's order). Reasoning and free text are unconstrained, the way the format writes them.
+//! `tool_choice` and parallel calls change the grammar; in lazy mode the grammar covers the
+//! calls only and applies from a trigger on.
+//!
+//! ```
+//! use chatcodec::output::{grammar, Format};
+//! let spec = Format::by_name("hermes").unwrap().spec();
+//! let tools = grammar::tools_from_json(&serde_json::json!([{"type": "function", "function": {
+//!     "name": "get_weather",
+//!     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]))
+//!     .unwrap();
+//! let g = grammar::export(&spec, &tools, &grammar::GrammarOptions::default()).unwrap();
+//! assert!(g.grammar.starts_with("root ::= "));
+//! let lazy = grammar::GrammarOptions { lazy: true, ..Default::default() };
+//! let g = grammar::export(&spec, &tools, &lazy).unwrap();
+//! assert_eq!(g.triggers[0].value, "<tool_call>");
+//! assert!(g.to_json().contains(r#""triggers":[{"type":"word","value":"<tool_call>"}]"#));
+//! ```
+
+mod build;
+mod gbnf;
+mod harmony;
+mod ir;
+mod lark;
+mod schema;
+mod structural_tag;
+
+use crate::output::spec::FormatSpec;
+use crate::{Error, ErrorKind};
+use serde::Serialize;
+use serde_json::Value;
+
+/// The syntax a grammar is printed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Syntax {
+    /// llama.cpp's GBNF.
+    #[default]
+    Gbnf,
+    /// Lark, in the dialect llguidance reads.
+    Lark,
+    /// xgrammar structural tags: `{"type": "structural_tag", "structures": [...], "triggers": [...]}`.
+    StructuralTag,
+}
+
+/// Which calls the request allows (OpenAI `tool_choice`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolChoice {
+    /// Text, calls, or both, as the format allows.
+    #[default]
+    Auto,
+    /// At least one call (text before it as the format allows).
+    Required,
+    /// No calls.
+    None,
+}
+
+/// How to build a grammar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GrammarOptions {
+    /// The output syntax.
+    pub syntax: Syntax,
+    /// Constrain only the calls, from a trigger on (see [`Grammar::triggers`]).
+    pub lazy: bool,
+    /// Which calls are allowed.
+    pub tool_choice: ToolChoice,
+    /// Whether a turn may hold several calls (when the format allows it).
+    pub parallel: bool,
+    /// The prompt already opened the reasoning block: output starts inside reasoning.
+    pub forced_open: bool,
+}
+
+impl Default for GrammarOptions {
+    fn default() -> Self {
+        GrammarOptions {
+            syntax: Syntax::Gbnf,
+            lazy: false,
+            tool_choice: ToolChoice::Auto,
+            parallel: true,
+            forced_open: false,
+        }
+    }
+}
+
+/// What starts a lazy grammar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TriggerKind {
+    /// A literal text; the grammar applies from its start.
+    Word,
+    /// A regular expression; the grammar applies from the start of its match.
+    Pattern,
+}
+
+/// A lazy grammar's trigger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Trigger {
+    /// Word or pattern.
+    #[serde(rename = "type")]
+    pub kind: TriggerKind,
+    /// The text or the regular expression.
+    pub value: String,
+}
+
+/// An exported grammar.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Grammar {
+    /// The grammar text (GBNF, Lark, or the structural tag as JSON text).
+    pub grammar: String,
+    /// The triggers of a lazy grammar (empty otherwise).
+    pub triggers: Vec<Trigger>,
+}
+
+impl Grammar {
+    /// `{"grammar": ..., "triggers": [{"type": "word"|"pattern", "value": ...}]}`.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// A tool of the request: its function name and the JSON schema of its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tool {
+    /// The function name.
+    pub name: String,
+    /// The JSON schema of the arguments (`{}` when the tool has none).
+    pub parameters: Value,
+}
+
+/// The tools of an OpenAI `tools` array (`[{"type": "function", "function": {"name",
+/// "parameters"}}]`; a bare `{"name", "parameters"}` is accepted too).
+pub fn tools_from_json(v: &Value) -> Result<Vec<Tool>, Error> {
+    let arr = v
+        .as_array()
+        .ok_or_else(|| Error::new(ErrorKind::Input, "tools: expected a JSON array"))?;
+    let mut out = Vec::new();
+    for (i, t) in arr.iter().enumerate() {
+        let f = t.get("function").unwrap_or(t);
+        let name = f
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| Error::new(ErrorKind::Input, format!("tools[{i}]: no function name")))?;
+        if name.is_empty() {
+            return Err(Error::new(
+                ErrorKind::Input,
+                format!("tools[{i}]: empty function name"),
+            ));
+        }
+        out.push(Tool {
+            name: name.to_string(),
+            parameters: f
+                .get("parameters")
+                .cloned()
+                .unwrap_or_else(|| serde_json::json!({})),
+        });
+    }
+    Ok(out)
+}
+
+/// The grammar of `spec`'s output for a request with `tools`.
+pub fn export(spec: &FormatSpec, tools: &[Tool], opts: &GrammarOptions) -> Result<Grammar, Error> {
+    if opts.syntax == Syntax::StructuralTag {
+        return structural_tag::export(spec, tools, opts);
+    }
+    let (mut rules, triggers) = build::build(spec, tools, opts)?;
+    rules.prune();
+    let grammar = match opts.syntax {
+        Syntax::Lark => lark::print(&rules),
+        _ => gbnf::print(&rules),
+    };
+    Ok(Grammar { grammar, triggers })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::Format;
+
+    #[test]
+    fn every_format_exports_gbnf_and_lark_or_says_why_not() {
+        let tools = tools_from_json(
+            &serde_json::json!([{"name": "f", "parameters": {"type": "object",
+            "properties": {"a": {"type": "string"}}, "required": ["a"]}}]),
+        )
+        .expect("tools");
+        for (name, _) in Format::names() {
+            let spec = Format::by_name(name).expect("format").spec();
+            for syntax in [Syntax::Gbnf, Syntax::Lark] {
+                for tool_choice in [ToolChoice::Auto, ToolChoice::Required, ToolChoice::None] {
+                    let o = GrammarOptions {
+                        syntax,
+                        tool_choice,
+                        ..GrammarOptions::default()
+                    };
+                    let g = export(&spec, &tools, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
+                    assert!(!g.grammar.is_empty());
+                }
+                let lazy = GrammarOptions {
+                    syntax,
+                    lazy: true,
+                    ..GrammarOptions::default()
+                };
+                let g = export(&spec, &tools, &lazy).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(g.triggers.len(), 1, "{name}");
+            }
+            // Structural tags either export or say why not; never panic.
+            let st = GrammarOptions {
+                syntax: Syntax::StructuralTag,
+                ..GrammarOptions::default()
+            };
+            if let Ok(g) = export(&spec, &tools, &st) {
+                let v: Value = serde_json::from_str(&g.grammar).expect("JSON");
+                assert_eq!(v["type"], "structural_tag", "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn impossible_requests_are_errors() {
+        let spec = Format::by_name("hermes").expect("hermes").spec();
+        let none = GrammarOptions {
+            tool_choice: ToolChoice::None,
+            lazy: true,
+            ..GrammarOptions::default()
+        };
+        assert!(export(&spec, &[], &none).is_err());
+        let req = GrammarOptions {
+            tool_choice: ToolChoice::Required,
+            ..GrammarOptions::default()
+        };
+        assert!(export(&spec, &[], &req).is_err());
+        // No tools and auto: text only.
+        assert!(export(&spec, &[], &GrammarOptions::default()).is_ok());
+        assert!(tools_from_json(&serde_json::json!({"a": 1})).is_err());
+        assert!(
+            tools_from_json(&serde_json::json!([{"type": "function", "function": {}}])).is_err()
+        );
+    }
+}

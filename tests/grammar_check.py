@@ -1,0 +1,200 @@
+"""Checks exported grammars with a real grammar engine (llguidance), and renders the assistant
+turns they are checked on with transformers' reference renderer.
+
+    python3 tests/grammar_check.py render  < {"templates": [{"file", "format", "think_open", "end_of_turn"}],
+                                              "tools": [...], "calls": [...], "reasoning": str,
+                                              "bad_name": str, "bad_type": [param, value]}
+        -> [{"file", "format", "good" | null, "bad_name", "bad_type", "forced_open", "error"}]
+    python3 tests/grammar_check.py check   < {"cases": [{"id", "syntax": "gbnf"|"lark"|"structural_tag",
+                                              "grammar": str, "accept": [str], "reject": [str]}]}
+        -> [{"id", "error", "accepted": [bool], "rejected": [bool], "why": [str]}]
+
+A text is accepted when every byte is allowed and the matcher accepts at the end. A structural
+tag must be JSON of the documented shape; it is checked through the grammar llguidance builds
+from it (StructTag.to_grammar).
+"""
+import json
+import os
+import sys
+
+EOT = ["<|im_end|>", "<|eot_id|>", "<|eom_id|>", "</s>", "<|end|>", "<|eot|>", "<|eom|>", "<|eos|>",
+       "<｜end▁of▁sentence｜>", "<|END_OF_TURN_TOKEN|>", "<turn|>", "<end_of_turn>", "<|end_of_text|>",
+       "<seed:eos>", "[e~[", "<|close|>message<|sep|>", "<|end_of_msg|>", "<|message_sep|>",
+       "<SPECIAL_12>", "<|tool_response>", "<|assistant_end|>", "<|user|>", "<|observation|>", "<|return|>"]
+
+
+def render_all(req):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from transformers.utils.chat_template_utils import render_jinja_template
+    import output_roundtrip as rt
+
+    kw = dict(bos_token="<s>", eos_token="</s>", pad_token="<pad>", unk_token="<unk>")
+    tools = req["tools"]
+
+    def render(src, msgs, gen, extra):
+        out = render_jinja_template(conversations=[msgs], tools=tools, chat_template=src,
+                                    add_generation_prompt=gen, **kw, **extra)
+        while isinstance(out, (tuple, list)):
+            out = out[0]
+        return out
+
+    def turn(src, t, calls, string_args):
+        fmt = t["format"]
+        tool_calls = [{"id": rt.call_id(fmt, c["name"], i), "type": "function",
+                       "function": {"name": c["name"],
+                                    "arguments": json.dumps(c["arguments"]) if string_args else c["arguments"]}}
+                      for i, c in enumerate(calls)]
+        head = [{"role": "system", "content": "You are helpful."},
+                {"role": "user", "content": "Weather in Paris, and search rust peg?"}]
+        msg = {"role": "assistant", "content": "", "tool_calls": tool_calls, "reasoning_content": req["reasoning"]}
+        extra = ({"functions": json.dumps([x["function"] for x in tools]), "datetime": "2024-07-26"}
+                 if fmt == "firefunction-v2" else {})
+        prompt = render(src, head, True, extra)
+        full = render(src, head + [msg], False, extra)
+        if full.startswith(prompt):
+            text = full[len(prompt):]
+        else:
+            # The history renders the last user turn differently: take what follows the user's
+            # words, less what the prompt writes after them (the generation prompt).
+            u = head[-1]["content"]
+            t0 = full[full.rfind(u) + len(u):] if u in full else full[rt.split_point(prompt, full):]
+            ptail = prompt[prompt.rfind(u) + len(u):] if u in prompt else ""
+            n = 0
+            while n < min(len(t0), len(ptail)) and t0[n] == ptail[n]:
+                n += 1
+            head_ = t0[:n]
+            for o_, c_ in (("<", ">"), ("[", "]")):
+                i_ = head_.rfind(o_)
+                if i_ >= 0 and head_.rfind(c_) < i_:
+                    n = min(n, i_)
+            text, rest = t0[n:], ptail[n:].strip()
+            if rest and text.lstrip().startswith(rest):
+                text = text.lstrip()[len(rest):]
+        if not all(c["name"] in text for c in calls):
+            raise ValueError("the rendered turn does not contain the calls")
+        # The end of turn: the first end marker after the last call's name.
+        k = text.rfind(calls[-1]["name"])
+        ends = [text.find(e, k) for e in EOT + [t.get("end_of_turn") or "\x00"] if text.find(e, k) >= 0]
+        if ends:
+            text = text[:min(ends)]
+        text = text.rstrip()
+        op = t.get("think_open") or ""
+        cl = t.get("think_close") or ""
+        forced = (bool(op) and prompt.rstrip().endswith(op) and not text.lstrip().startswith(op)
+                  and bool(cl) and cl in text)
+        return text, forced
+
+    results = []
+    for t in req["templates"]:
+        res = {"file": t["file"], "format": t["format"], "good": None, "forced_open": False, "error": None}
+        try:
+            with open(t["file"], encoding="utf-8") as f:
+                src = f.read()
+        except OSError as e:
+            res["error"] = str(e)
+            results.append(res)
+            continue
+        p, v = req["bad_type"]
+        for cs in (req["calls"], [c for c in req["calls"] if p in c["arguments"]][:1]):
+            bn = [dict(cs[0], name=req["bad_name"])] + cs[1:]
+            bt = [dict(c, arguments=dict(c["arguments"], **{p: v})) if p in c["arguments"] else c for c in cs]
+            for string_args in (False, True):
+                try:
+                    res["good"], res["forced_open"] = turn(src, t, cs, string_args)
+                    res["bad_name"], _ = turn(src, t, bn, string_args)
+                    res["bad_type"], _ = turn(src, t, bt, string_args)
+                    res["calls"] = len(cs)
+                    res["error"] = None
+                    break
+                except Exception as e:  # the template refused this shape
+                    res["good"] = None
+                    res["error"] = "%s: %s" % (type(e).__name__, e)
+            if res["good"] is not None:
+                break
+        results.append(res)
+    return results
+
+
+class ByteTokenizer:
+    """One token per byte, plus an end-of-sequence token."""
+
+    def __init__(self):
+        self.tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
+        self.eos_token_id = 256
+        self.bos_token_id = None
+        self.special_token_ids = [256]
+
+    def __call__(self, b):
+        return list(b)
+
+
+def check_all(req):
+    import llguidance as L
+
+    tok = L.LLTokenizer(L.TokenizerWrapper(ByteTokenizer()))
+
+    def matcher(g):
+        m = L.LLMatcher(tok, g, log_level=0)
+        return m, (m.get_error() if m.is_error() else None)
+
+    def run(m0, text):
+        m = m0.deep_copy()
+        data = text.encode()
+        for i, b in enumerate(data):
+            if not m.consume_token(b):
+                return False, "byte %d rejected after %r" % (i, data[max(0, i - 40):i + 1].decode(errors="replace"))
+        return (True, "") if m.is_accepting() else (False, "not accepting at the end")
+
+    def struct_grammar(text):
+        tag = json.loads(text)
+        assert tag.get("type") == "structural_tag", "type is not structural_tag"
+        st, trig = tag.get("structures"), tag.get("triggers")
+        assert isinstance(st, list) and st and isinstance(trig, list) and trig, "structures and triggers are non-empty lists"
+        tags = []
+        for s in st:
+            assert set(s) == {"begin", "schema", "end"}, "a structure has begin, schema, end"
+            assert isinstance(s["begin"], str) and isinstance(s["end"], str) and isinstance(s["schema"], dict)
+            t = [x for x in trig if s["begin"].startswith(x)]
+            assert t, "no trigger starts %r" % s["begin"]
+            tags.append(L.StructTag(trigger=t[0], begin=s["begin"], grammar=s["schema"], end=s["end"]))
+        return L.StructTag.to_grammar(tags, assume_special=False)
+
+    out = []
+    for c in req["cases"]:
+        r = {"id": c["id"], "error": None, "accepted": [], "rejected": [], "why": []}
+        try:
+            if c["syntax"] == "structural_tag":
+                g = L.grammar_from("lark", struct_grammar(c["grammar"]))
+            else:
+                g = L.grammar_from(c["syntax"], c["grammar"])
+            m0, e = matcher(g)
+            if e:
+                raise ValueError(e)
+        except Exception as e:
+            r["error"] = "%s: %s" % (type(e).__name__, e)
+            out.append(r)
+            continue
+        for t in c["accept"]:
+            ok, why = run(m0, t)
+            r["accepted"].append(ok)
+            r["why"].append(why)
+        for t in c["reject"]:
+            ok, why = run(m0, t)
+            r["rejected"].append(not ok)
+        out.append(r)
+    return out
+
+
+def main():
+    req = json.load(sys.stdin)
+    mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    if mode == "render":
+        json.dump(render_all(req), sys.stdout)
+    elif mode == "check":
+        json.dump(check_all(req), sys.stdout)
+    else:
+        sys.exit("usage: grammar_check.py render|check < request.json")
+
+
+if __name__ == "__main__":
+    main()
