@@ -55,6 +55,8 @@ pub(crate) struct Assembler {
     id: String,
     key: String,
     val: Option<Val>,
+    /// The text of an open `jcontent` capture.
+    jtext: String,
 }
 
 impl Assembler {
@@ -69,6 +71,7 @@ impl Assembler {
             name: String::new(),
             id: String::new(),
             key: String::new(),
+            jtext: String::new(),
             val: None,
         }
     }
@@ -253,6 +256,7 @@ impl Sink for Assembler {
             Kind::JValue => self.val = Some(Val::Json(String::new())),
             Kind::PyValue => self.val = Some(Val::Py(String::new())),
             Kind::XValue => self.val = Some(Val::Xml(String::new())),
+            Kind::JContent => self.jtext.clear(),
             Kind::Dict => {
                 self.call_mut();
                 self.val = Some(Val::Dict(String::new()));
@@ -279,6 +283,7 @@ impl Sink for Assembler {
                 | Kind::PyValue
                 | Kind::Dict
                 | Kind::XValue => self.value_text(s),
+                Kind::JContent => self.jtext.push_str(s),
                 Kind::Call | Kind::WholeCall => {}
             }
         }
@@ -316,6 +321,15 @@ impl Sink for Assembler {
             | Kind::PyValue
             | Kind::Dict
             | Kind::XValue => self.end_value(),
+            Kind::JContent => {
+                let raw = std::mem::take(&mut self.jtext);
+                // The grammar matched a JSON string's inside; keep the raw text if it does
+                // not decode (nothing is lost).
+                let text = serde_json::from_str::<String>(&format!("\"{raw}\"")).unwrap_or(raw);
+                if !text.is_empty() {
+                    self.push(Event::Content(text));
+                }
+            }
             Kind::Args | Kind::Content | Kind::Reasoning => {}
         }
     }
