@@ -164,8 +164,13 @@ pub(crate) static SPECS: [Spec; COUNT] = [
     },
     Spec {
         name: "granite",
-        about: "Granite 3.x: <think>, <response>, <|tool_call|>[{json}]",
-        grammar: &[g!("hermes.peg"), g!("json_array.peg"), g!("wrapped.peg")],
+        about: "Granite 3.x: <think>, <response>, <|tool_call|>[{json}] or <tool_call>[{json}]",
+        grammar: &[
+            g!("hermes.peg"),
+            g!("json_array.peg"),
+            g!("wrapped.peg"),
+            g!("granite.peg"),
+        ],
         params: &[
             THINK,
             UNTHINK,

@@ -273,12 +273,20 @@ impl P<'_> {
                 if name == "until" && self.eat("(") {
                     let mut markers = Vec::new();
                     loop {
+                        // A marker is one or more literals and parameters, concatenated.
                         self.skip_ws();
-                        let m = match self.peek() {
-                            Some(b'"') => self.literal()?,
-                            Some(b'$') => self.param()?,
-                            _ => return Err(self.err("until() takes literals")),
-                        };
+                        let mut m = Vec::new();
+                        let mut pieces = 0;
+                        loop {
+                            match self.peek() {
+                                Some(b'"') => m.extend(self.literal()?),
+                                Some(b'$') => m.extend(self.param()?),
+                                _ if pieces == 0 => return Err(self.err("until() takes literals")),
+                                _ => break,
+                            }
+                            pieces += 1;
+                            self.skip_ws();
+                        }
                         if !m.is_empty() {
                             markers.push(m);
                         }
