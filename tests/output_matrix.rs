@@ -814,6 +814,31 @@ fn render(f: &str, s: &Scen, forced: bool) -> String {
             }
             out
         }
+        "solar-open2" => {
+            let cs: String = calls
+                .iter()
+                .map(|(n, v)| {
+                    let ps: String = obj(v)
+                        .iter()
+                        .map(|(k, v)| {
+                            format!(
+                                "<|tool_arg:start|>{k}<|tool_arg:value|>{}<|tool_arg:end|>\n",
+                                raw(v)
+                            )
+                        })
+                        .collect();
+                    format!("<|tool_call:start|>{n}\n{ps}<|tool_call:end|>\n")
+                })
+                .collect();
+            format!("{}{b}{cs}{a}", think("<|think:start|>", "<|think:end|>"))
+        }
+        "rwkv" => {
+            let cs: String = hjson("arguments")
+                .iter()
+                .map(|j| format!("**Tool Call:**\n```json\n{j}\n```\n"))
+                .collect();
+            format!("{}{b}{cs}{a}", think("<think>", "</think>\n\n"))
+        }
         "generic" => {
             let cs = hjson("arguments").join(", ");
             format!("{b}{{\"tool_calls\": [{cs}]}}{a}")
@@ -871,7 +896,7 @@ fn well_formed_matrix() {
         .into_iter()
         .filter(|f| !REASONING_ONLY.contains(f))
         .collect();
-    assert_eq!(formats.len(), 50);
+    assert_eq!(formats.len(), 52);
     let mut covered = 0;
     let mut failures = Vec::new();
     for f in &formats {
@@ -908,8 +933,8 @@ fn well_formed_matrix() {
             covered += 1;
         }
     }
-    // 50 formats x 6 kinds, less what cannot be expressed.
-    assert_eq!(covered, 50 * 6 - NO_REASONING.len() - 1);
+    // 52 formats x 6 kinds, less what cannot be expressed.
+    assert_eq!(covered, 52 * 6 - NO_REASONING.len() - 1);
     assert!(
         failures.is_empty(),
         "{} failing cases:\n{}",
@@ -1163,6 +1188,10 @@ const BAD: &[Bad] = &[
     bad("think", "No reasoning; <tool_call>{\"name\": \"x\"}</tool_call> stays text.", None, &[], 0),
     unclosed("kimi-vl", false, "◁think▷plan", "plan"),
     bad("kimi-vl", "Plain answer.", None, &[], 0),
+    bad("solar-open2", "<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Ber", Some(""), BER_CLOSED, 0),
+    unclosed("solar-open2", false, "<|think:start|>plan", "plan"),
+    bad("rwkv", "**Tool Call:**\n```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("rwkv", "Run it:\n```json\n[1, 2]\n```\n", None, &[], 0),
 ];
 
 #[test]

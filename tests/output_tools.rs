@@ -60,6 +60,8 @@ const CASES: &[(&str, bool, bool, &str)] = &[
     ("muse", false, true, "<|start|>assistant to=functions.{A}<|message|><atem:function_calls><atem:invoke name=\"{A}\"><atem:parameter name=\"city\">Paris</atem:parameter></atem:invoke></atem:function_calls><|eom|><|start|>assistant to=functions.{B}<|message|><atem:function_calls><atem:invoke name=\"{B}\"><atem:parameter name=\"path\">ZQX</atem:parameter></atem:invoke></atem:function_calls><|eom|>"),
     ("generic", false, false, "{\"tool_calls\": [{\"name\": \"{A}\", \"arguments\": {\"city\": \"Paris\"}}, {\"name\": \"{B}\", \"arguments\": {\"path\": \"ZQX\"}}]}"),
     ("cwm", false, true, "<tool: function>\n{A} {\"city\": \"Paris\"}\n</tool>\n<tool: function>\n{B} {\"path\": \"ZQX\"}\n</tool>"),
+    ("solar-open2", false, true, "<|tool_call:start|>{A}\n<|tool_arg:start|>city<|tool_arg:value|>Paris<|tool_arg:end|>\n<|tool_call:end|>\n<|tool_call:start|>{B}\n<|tool_arg:start|>path<|tool_arg:value|>ZQX<|tool_arg:end|>\n<|tool_call:end|>"),
+    ("rwkv", false, true, "**Tool Call:**\n```json\n{\"name\": \"{A}\", \"arguments\": {\"city\": \"Paris\"}}\n```\n**Tool Call:**\n```json\n{\"name\": \"{B}\", \"arguments\": {\"path\": \"ZQX\"}}\n```"),
 ];
 
 const KNOWN: &str = "get_weather";

@@ -93,12 +93,12 @@ pub(crate) static TOOL_NAMES: &[ToolName] = tools! {
     // Names parsers have used outside vLLM's release registry.
     "minimax" => "minimax-m1", Other;
     "cwm" => "cwm", Other;
-    "hyperclovax_seed_think" => "hermes", Other;
+    "hyperclovax_seed_think" => "glm-4.5", Other;
     "iquest_coder" => "qwen3-coder", Other;
     "pangu" => "openpangu", Other;
     "openpangu_v2" => "openpangu", Other;
-    "rwkv" => "hermes", Other;
-    "solar_open2" => "hermes", Other;
+    "rwkv" => "rwkv", Other;
+    "solar_open2" => "solar-open2", Other;
     "tng" => "hermes", Other;
     "generic" => "generic", Other;
     // SGLang's tool-call parser names, where they differ.
@@ -177,8 +177,8 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     "iquest_coder" => "think", false, Other;
     "pangu" => "openpangu", false, Other;
     "openpangu_v2" => "openpangu", false, Other;
-    "rwkv" => "think", false, Other;
-    "solar_open2" => "think", false, Other;
+    "rwkv" => "rwkv", false, Other;
+    "solar_open2" => "solar-open2", false, Other;
     "tng" => "think", false, Other;
     // SGLang's reasoning parser names, where they differ.
     "apertus2509" => "apertus", false, SglangReasoning;

@@ -17,7 +17,7 @@ const MINIMAX_SECTION: [(&str, &str); 2] = [
     ("section_close", "</minimax:tool_call>"),
 ];
 
-pub(crate) const COUNT: usize = 52;
+pub(crate) const COUNT: usize = 54;
 
 pub(crate) static SPECS: [Spec; COUNT] = [
     Spec {
@@ -446,5 +446,17 @@ pub(crate) static SPECS: [Spec; COUNT] = [
         about: "CWM: <think>, <tool: LABEL>\\nNAME {json}\\n</tool>",
         grammar: &[g!("cwm.peg")],
         params: &[THINK, UNTHINK],
+    },
+    Spec {
+        name: "solar-open2",
+        about: "Solar Open 2: <|think:start|>, <|tool_call:start|>NAME<|tool_arg:start|>K<|tool_arg:value|>V<|tool_arg:end|><|tool_call:end|>",
+        grammar: &[g!("solar.peg")],
+        params: &[("think_open", "<|think:start|>"), ("think_close", "<|think:end|>")],
+    },
+    Spec {
+        name: "rwkv",
+        about: "RWKV: <think>, **Tool Call:** ```json {json} ```, <tool_call>{json}",
+        grammar: &[g!("hermes.peg"), g!("rwkv.peg")],
+        params: &[THINK, UNTHINK, ("call_open", "<tool_call>"), ("call_close", "</tool_call>")],
     },
 ];
