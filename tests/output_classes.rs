@@ -510,3 +510,35 @@ fn every_vllm_name_is_accepted() {
         Format::by_parsers(Some(t), Some(r)).unwrap_or_else(|e| panic!("{t} + {r}: {e}"));
     }
 }
+
+/// Whitespace next to a marker is kept where it is content (Llama 4: after
+/// `<|python_end|>`, and at the start of the output).
+#[test]
+fn whitespace_next_to_markers() {
+    let m = check(
+        "llama4",
+        false,
+        "Text <|python_start|>print(1)<|python_end|> after",
+    );
+    assert_eq!(m.content, "Text print(1) after");
+    let m = check("llama4", false, "  Indented text.");
+    assert_eq!(m.content, "  Indented text.");
+    let m = check(
+        "llama4",
+        false,
+        "[get_weather(city=\"SF\")]<|python_end|> Done.",
+    );
+    assert_eq!(names(&m), ["get_weather"]);
+    assert_eq!(m.content, " Done.");
+}
+
+/// Schema-free XML parameters: XML entities in attribute values are unescaped (Kimi K3's
+/// template escapes `&` and `"` in them).
+#[test]
+fn entities_in_attribute_values() {
+    let t = "<|open|>tools<|sep|><|open|>call tool=\"get_weather\"<|sep|><|open|>argument key=\"a&amp;b &quot;c&quot;\" type=\"string\"<|sep|>x &amp; y<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>";
+    let m = check("kimi-k3", false, t);
+    assert_eq!(names(&m), ["get_weather"]);
+    // The value is text as written; the attribute is unescaped.
+    assert_eq!(args(&m, 0), json!({"a&b \"c\"": "x &amp; y"}));
+}

@@ -296,7 +296,7 @@ impl Sink for Assembler {
         match kind {
             Kind::Call | Kind::WholeCall => self.end_call(),
             Kind::Name => {
-                let name = self.name.trim().to_string();
+                let name = unescape_entities(self.name.trim());
                 self.call_mut().name = Some(name);
             }
             Kind::Id => {
@@ -305,7 +305,7 @@ impl Sink for Assembler {
             }
             Kind::Key => {
                 self.end_value();
-                let key = quote(self.key.trim());
+                let key = quote(&unescape_entities(self.key.trim()));
                 let c = self.call_mut();
                 let sep = match c.params {
                     None => "{",
@@ -358,4 +358,37 @@ impl Sink for Assembler {
     fn emitted(&self) -> usize {
         self.count
     }
+}
+
+/// XML character entities in an attribute value (`&amp;` `&lt;` `&gt;` `&quot;` `&apos;`,
+/// as Kimi K3's template escapes `tool="…"` and `key="…"`) replaced by their characters.
+fn unescape_entities(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let known = [
+            ("&amp;", '&'),
+            ("&lt;", '<'),
+            ("&gt;", '>'),
+            ("&quot;", '"'),
+            ("&apos;", '\''),
+        ];
+        match known.iter().find(|(e, _)| rest.starts_with(e)) {
+            Some((e, c)) => {
+                out.push(*c);
+                rest = &rest[e.len()..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
