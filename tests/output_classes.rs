@@ -542,3 +542,30 @@ fn entities_in_attribute_values() {
     // The value is text as written; the attribute is unescaped.
     assert_eq!(args(&m, 0), json!({"a&b \"c\"": "x &amp; y"}));
 }
+
+/// llama.cpp's generic JSON format: calls with their ids (after the arguments), or a JSON
+/// response whose text is unescaped.
+#[test]
+fn generic_json() {
+    let m = check(
+        "generic",
+        false,
+        "{\"tool_calls\": [{\"name\": \"special_function\", \"arguments\": {\"arg1\": 1}, \"id\": \"123456789\"}]}",
+    );
+    assert_eq!(names(&m), ["special_function"]);
+    assert_eq!(m.tool_calls[0].id, "123456789");
+    assert_eq!(args(&m, 0), json!({"arg1": 1}));
+    let m = check(
+        "generic",
+        false,
+        "{\"tool_call\": {\"name\": \"special_function\", \"arguments\": {\"arg1\": 1}}}",
+    );
+    assert_eq!(names(&m), ["special_function"]);
+    let m = check(
+        "generic",
+        false,
+        "{\"response\": \"Hello, world!\\nWhat's \\\"up\\\"? 日本\"}",
+    );
+    assert_eq!(m.content, "Hello, world!\nWhat's \"up\"? 日本");
+    assert!(m.tool_calls.is_empty());
+}
