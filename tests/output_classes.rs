@@ -569,3 +569,21 @@ fn generic_json() {
     assert_eq!(m.content, "Hello, world!\nWhat's \"up\"? 日本");
     assert!(m.tool_calls.is_empty());
 }
+
+/// The invalid-call class in the XML section formats: a call after an invalid one in the same
+/// section is still a call.
+#[test]
+fn an_invalid_invoke_keeps_the_next() {
+    let t = "<minimax:tool_call>\n<invoke name=\"bad\" x>\n</invoke>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Oslo</parameter>\n</invoke>\n</minimax:tool_call>";
+    for f in ["minimax-m2", "dots"] {
+        let t = if f == "dots" {
+            t.replace("minimax:tool_call", "dots_function_call")
+        } else {
+            t.to_string()
+        };
+        let m = check(f, false, &t);
+        assert_eq!(names(&m), ["get_weather"], "{f}: {m:?}");
+        assert_eq!(args(&m, 0), json!({"city": "Oslo"}));
+        assert!(m.content.contains("bad"), "{f}: {m:?}");
+    }
+}
