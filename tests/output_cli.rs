@@ -142,3 +142,132 @@ fn tools_file_rejects_unknown_names() {
     assert_eq!(code, 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs with stderr captured too.
+fn run_err(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_chatcodec"))
+        .arg("parse")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            let _ = c.stdin.take().expect("stdin").write_all(stdin);
+            c.wait_with_output()
+        })
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn vllm_parser_names() {
+    let t = "<think>plan</think>Hi<tool_call>{\"name\": \"other\", \"arguments\": {}}</tool_call>";
+    // A tool parser alone: no reasoning.
+    let (code, out) = run(&["--tool-call-parser", "hermes"], t.as_bytes());
+    assert_eq!(code, 0);
+    let m: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(m["content"], "<think>plan</think>Hi");
+    assert_eq!(m["tool_calls"][0]["function"]["name"], "other");
+    // Both: reasoning too.
+    let (_, out) = run(
+        &[
+            "--tool-call-parser",
+            "hermes",
+            "--reasoning-parser",
+            "qwen3",
+        ],
+        t.as_bytes(),
+    );
+    let m: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(m["reasoning_content"], "plan");
+    assert_eq!(m["content"], "Hi");
+    // A tool not offered stays a call, unless --strict-tools.
+    let dir = std::env::temp_dir().join(format!("chatcodec-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tools = dir.join("tools.json");
+    std::fs::write(
+        &tools,
+        r#"[{"type": "function", "function": {"name": "get_weather"}}]"#,
+    )
+    .unwrap();
+    let tools = tools.to_str().unwrap();
+    let (_, out) = run(
+        &["--tool-call-parser", "hermes", "--tools", tools],
+        t.as_bytes(),
+    );
+    let m: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(m["tool_calls"][0]["function"]["name"], "other");
+    let (_, out) = run(
+        &[
+            "--tool-call-parser",
+            "hermes",
+            "--tools",
+            tools,
+            "--strict-tools",
+        ],
+        t.as_bytes(),
+    );
+    let m: Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(m["tool_calls"].is_null(), "{m}");
+    // An unknown name is an error that says so.
+    let (code, _, err) = run_err(&["--tool-call-parser", "nope"], b"");
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown tool-call parser `nope`"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn list_formats_shows_aliases() {
+    let (code, out) = run(&["--list-formats"], b"");
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    let i = lines
+        .iter()
+        .position(|l| l.starts_with("gpt-oss "))
+        .unwrap();
+    assert!(lines[i + 1].contains("aliases:"), "{}", lines[i + 1]);
+    assert!(lines[i + 1].contains("openai") && lines[i + 1].contains("openai_gptoss"));
+}
+
+#[test]
+fn user_grammar_file() {
+    let dir = std::env::temp_dir().join(format!("chatcodec-peg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("mine.peg");
+    std::fs::write(
+        &good,
+        "# A call is <call>{json}</call>.\nstart <- (call / &. ~ @content(. until(\"<call>\")))*\ncall <- \"<call>\" ~ ws hcall ws \"</call>\"\n",
+    )
+    .unwrap();
+    let (code, out) = run(
+        &[
+            "--grammar",
+            good.to_str().unwrap(),
+            "--stream",
+            "--chunk-bytes",
+            "1",
+        ],
+        "Hi <call>{\"name\": \"f\", \"arguments\": {\"x\": \"é\"}}</call>".as_bytes(),
+    );
+    assert_eq!(code, 0);
+    let last: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(last["message"]["content"], "Hi ");
+    assert_eq!(
+        last["message"]["tool_calls"][0]["function"]["arguments"],
+        "{\"x\": \"é\"}"
+    );
+    let bad = dir.join("bad.peg");
+    std::fs::write(&bad, "start <- call\ncall <- \"<call>\" ~ hcal\n").unwrap();
+    let (code, _, err) = run_err(&["--grammar", bad.to_str().unwrap()], b"");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("line 2, column 20: rule `hcal` is used but not defined"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

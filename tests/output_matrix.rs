@@ -240,7 +240,11 @@ const NO_REASONING: &[&str] = &[
     "llama4",
     "gigachat3",
     "phi4-mini",
+    "generic",
 ];
+
+/// Formats that parse reasoning only (no tool calls): tested on their own.
+const REASONING_ONLY: &[&str] = &["think", "kimi-vl"];
 
 /// Formats that cannot express a kind: GigaChat 3 writes one call per message (no parallel
 /// calls) and ends the message after it (no text after); Llama 3.x ends the turn after its
@@ -644,6 +648,201 @@ fn render(f: &str, s: &Scen, forced: bool) -> String {
                 format!("{b}<|message_sep|>\n\nfunction call<|role_sep|>\n{j}<|message_sep|>\n\n")
             }
         }
+        "olmo3" => {
+            let cs: Vec<String> = calls.iter().map(|(n, v)| pycall(n, v)).collect();
+            format!(
+                "{}{b}<function_calls>{}</function_calls>\n{a}",
+                think("<think>", "</think>\n\n"),
+                cs.join("\n")
+            )
+        }
+        "step3" => {
+            let cs: String = calls
+                .iter()
+                .map(|(n, v)| {
+                    let ps: String = obj(v)
+                        .iter()
+                        .map(|(k, v)| {
+                            format!("<steptml:parameter name=\"{k}\">{}</steptml:parameter>", raw(v))
+                        })
+                        .collect();
+                    format!("<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"{n}\">{ps}</steptml:invoke><｜tool_call_end｜>")
+                })
+                .collect();
+            format!(
+                "{}{b}<｜tool_calls_begin｜>{cs}<｜tool_calls_end｜>{a}",
+                think("<think>", "</think>\n\n")
+            )
+        }
+        "longcat" | "ernie45" | "minimax-m1" | "granite-20b-fc" | "openpangu" | "cwm" => {
+            let js_calls = hjson("arguments");
+            let cs = match f {
+                "longcat" => js_calls
+                    .iter()
+                    .map(|j| format!("<longcat_tool_call>\n{j}\n</longcat_tool_call>\n"))
+                    .collect(),
+                "ernie45" => js_calls
+                    .iter()
+                    .map(|j| format!("<tool_call>\n{j}\n</tool_call>\n"))
+                    .collect(),
+                "minimax-m1" => format!("<tool_calls>\n{}\n</tool_calls>\n", js_calls.join("\n")),
+                "granite-20b-fc" => js_calls
+                    .iter()
+                    .map(|j| format!("<function_call> {j}\n"))
+                    .collect(),
+                "openpangu" => format!(
+                    "<|tool_call_start|>[{}]<|tool_call_end|>",
+                    js_calls.join(", ")
+                ),
+                _ => calls
+                    .iter()
+                    .map(|(n, v)| format!("<tool: function>\n{n} {}\n</tool>\n", js(v)))
+                    .collect::<String>(),
+            };
+            format!("{}{b}{cs}{a}", think("<think>", "</think>\n\n"))
+        }
+        "dots" | "minicpm5" => {
+            let cs: String = calls
+                .iter()
+                .map(|(n, v)| {
+                    let ps: String = obj(v)
+                        .iter()
+                        .map(|(k, v)| match f {
+                            "dots" => format!("<parameter name=\"{k}\">{}</parameter>\n", raw(v)),
+                            _ => format!("<param name=\"{k}\">{}</param>\n", raw(v)),
+                        })
+                        .collect();
+                    match f {
+                        "dots" => format!("<invoke name=\"{n}\">\n{ps}</invoke>\n"),
+                        _ => format!("<function name=\"{n}\">\n{ps}</function>\n"),
+                    }
+                })
+                .collect();
+            let cs = match f {
+                "dots" => format!("<dots_function_call>\n{cs}</dots_function_call>\n"),
+                _ => cs,
+            };
+            format!("{}{b}{cs}{a}", think("<think>", "</think>\n\n"))
+        }
+        "poolside-v1" | "hy-v3" | "k2-horizon" => {
+            let (o, c, p) = match f {
+                "k2-horizon" => ("<ifm|", "</ifm|", "ifm|"),
+                _ => ("<", "</", ""),
+            };
+            let cs: String = calls
+                .iter()
+                .map(|(n, v)| {
+                    let ps: String = obj(v)
+                        .iter()
+                        .map(|(k, v)| {
+                            let ty = match f {
+                                "k2-horizon" => format!("{o}arg_type>{}{c}arg_type>", k3type(v)),
+                                _ => String::new(),
+                            };
+                            format!(
+                                "{o}arg_key>{k}{c}arg_key>{ty}{o}arg_value>{}{c}arg_value>",
+                                raw(v)
+                            )
+                        })
+                        .collect();
+                    let sep = if f == "hy-v3" { "<tool_sep>" } else { "\n" };
+                    format!("{o}tool_call>{n}{sep}{ps}{c}tool_call>")
+                })
+                .collect();
+            let cs = match f {
+                "poolside-v1" => cs,
+                _ => format!("{o}tool_calls>{cs}{c}tool_calls>"),
+            };
+            format!(
+                "{}{b}{cs}{a}",
+                think(&format!("<{p}think>"), &format!("</{p}think>\n"))
+            )
+        }
+        "plamo3" => {
+            let cs: String = calls
+                .iter()
+                .map(|(n, v)| {
+                    format!("<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>{n}<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>", js(v))
+                })
+                .collect();
+            format!(
+                "{}{b}<|plamo:begin_tool_requests:plamo|>{cs}<|plamo:end_tool_requests:plamo|>{a}",
+                think("<|plamo:begin_think:plamo|>", "<|plamo:end_think:plamo|>")
+            )
+        }
+        "inkling" => {
+            let block = |kind: &str, t: &str| {
+                format!("<|message_model|><|content_{kind}|>{t}<|end_message|>")
+            };
+            let mut out = String::new();
+            if !r.is_empty() {
+                out += &block("thinking", r);
+            }
+            if !b.is_empty() {
+                out += &block("text", b);
+            }
+            for (n, v) in calls {
+                out += &block(
+                    "invoke_tool_json",
+                    &format!("{{\"name\": \"{n}\", \"args\": {}}}", js(v)),
+                );
+            }
+            if !a.is_empty() {
+                out += &block("text", a);
+            }
+            out
+        }
+        "muse" => {
+            let mut out = String::new();
+            if !r.is_empty() {
+                out += &format!("<|start|>assistant to=self<|message|>{r}<|eom|>");
+            }
+            if !b.is_empty() {
+                out += &format!("<|start|>assistant to=commentary<|message|>{b}<|eom|>");
+            }
+            for (n, v) in calls {
+                let ps: String = obj(v)
+                    .iter()
+                    .map(|(k, v)| {
+                        format!("<atem:parameter name=\"{k}\">{}</atem:parameter>\n", raw(v))
+                    })
+                    .collect();
+                out += &format!("<|start|>assistant to=functions.{n}<|message|><atem:function_calls>\n<atem:invoke name=\"{n}\">\n{ps}</atem:invoke>\n</atem:function_calls><|eom|>");
+            }
+            if !a.is_empty() {
+                out += &format!("<|start|>assistant to=user<|message|>{a}<|eot|>");
+            }
+            out
+        }
+        "solar-open2" => {
+            let cs: String = calls
+                .iter()
+                .map(|(n, v)| {
+                    let ps: String = obj(v)
+                        .iter()
+                        .map(|(k, v)| {
+                            format!(
+                                "<|tool_arg:start|>{k}<|tool_arg:value|>{}<|tool_arg:end|>\n",
+                                raw(v)
+                            )
+                        })
+                        .collect();
+                    format!("<|tool_call:start|>{n}\n{ps}<|tool_call:end|>\n")
+                })
+                .collect();
+            format!("{}{b}{cs}{a}", think("<|think:start|>", "<|think:end|>"))
+        }
+        "rwkv" => {
+            let cs: String = hjson("arguments")
+                .iter()
+                .map(|j| format!("**Tool Call:**\n```json\n{j}\n```\n"))
+                .collect();
+            format!("{}{b}{cs}{a}", think("<think>", "</think>\n\n"))
+        }
+        "generic" => {
+            let cs = hjson("arguments").join(", ");
+            format!("{b}{{\"tool_calls\": [{cs}]}}{a}")
+        }
         other => panic!("no renderer for {other}"),
     }
 }
@@ -693,8 +892,11 @@ fn expect(
 
 #[test]
 fn well_formed_matrix() {
-    let formats = all_formats();
-    assert_eq!(formats.len(), 33);
+    let formats: Vec<&str> = all_formats()
+        .into_iter()
+        .filter(|f| !REASONING_ONLY.contains(f))
+        .collect();
+    assert_eq!(formats.len(), 52);
     let mut covered = 0;
     let mut failures = Vec::new();
     for f in &formats {
@@ -731,8 +933,8 @@ fn well_formed_matrix() {
             covered += 1;
         }
     }
-    // 33 formats x 6 kinds, less what cannot be expressed.
-    assert_eq!(covered, 33 * 6 - NO_REASONING.len() - 1);
+    // 52 formats x 6 kinds, less what cannot be expressed.
+    assert_eq!(covered, 52 * 6 - NO_REASONING.len() - 1);
     assert!(
         failures.is_empty(),
         "{} failing cases:\n{}",
@@ -948,6 +1150,49 @@ const BAD: &[Bad] = &[
     bad("kimi-k3", "<|open|>tools<|sep|><|open|>call tool=\"get_weather\" index=\"1\"<|sep|><|open|>argument key=\"days\" type=\"number\"<|sep|>three<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>", Some(""), &[("get_weather", "{\"days\": \"three\"}")], 0),
     unclosed("kimi-k3", true, "Still thinking about 東京", "Still thinking about 東京"),
     bad("kimi-k3", "XTML tags look like <|open|>name<|sep|>.", None, &[], 0),
+    bad("olmo3", "<function_calls>get_weather(city='Ber", None, &[], 1),
+    bad("olmo3", "Olmo wraps calls in <function_calls> tags.", None, &[], 1),
+    unclosed("olmo3", false, "<think>plan", "plan"),
+    bad("step3", "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"get_weather\"><steptml:parameter name=\"city\">Ber", Some(""), BER_CLOSED, 0),
+    bad("step3", "Step writes <｜tool_calls_begin｜> before calls.", None, &[], 1),
+    unclosed("step3", false, "<think>plan", "plan"),
+    bad("longcat", "<longcat_tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("longcat", "LongCat opens calls with <longcat_tool_call> tags.", None, &[], 1),
+    bad("ernie45", "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    unclosed("ernie45", false, "<think>plan", "plan"),
+    bad("granite-20b-fc", "<function_call> {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("granite-20b-fc", "Granite writes <function_call> before a call.", None, &[], 1),
+    bad("minimax-m1", "<tool_calls>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("minimax-m1", "MiniMax writes <tool_calls> around calls.", None, &[], 1),
+    bad("openpangu", "<|tool_call_start|>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("openpangu", "Pangu's <|tool_call_start|> token opens calls.", None, &[], 1),
+    bad("dots", "<dots_function_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Ber", Some(""), BER_CLOSED, 0),
+    bad("dots", "Dots writes <dots_function_call> tags.", None, &[], 1),
+    bad("minicpm5", "<function name=\"get_weather\"><param name=\"city\">Ber", Some(""), BER_CLOSED, 0),
+    bad("minicpm5", "MiniCPM writes <function name= tags.", None, &[], 1),
+    bad("poolside-v1", "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Ber", Some(""), BER_CLOSED, 0),
+    unclosed("poolside-v1", false, "<think>plan", "plan"),
+    bad("hy-v3", "<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Ber", Some(""), BER_CLOSED, 0),
+    bad("hy-v3", "Hunyuan writes <tool_calls> tags.", None, &[], 1),
+    bad("k2-horizon", "<ifm|tool_calls><ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_type>string</ifm|arg_type><ifm|arg_value>Ber", Some(""), BER_CLOSED, 0),
+    unclosed("k2-horizon", false, "<ifm|think>plan", "plan"),
+    bad("plamo3", "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>get_weather<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{\"city\": \"Ber", Some(""), BER, 1),
+    bad("plamo3", "PLaMo's <|plamo:begin_tool_requests:plamo|> opens calls.", None, &[], 1),
+    bad("inkling", "<|message_model|><|content_invoke_tool_json|>{\"name\": \"get_weather\", \"args\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("muse", "<|start|>assistant to=functions.get_weather<|message|><atem:function_calls><atem:invoke name=\"get_weather\"><atem:parameter name=\"city\">Ber", Some(""), BER_CLOSED, 0),
+    // A call is announced once complete (its id may follow the arguments): cut off, it is text.
+    bad("generic", "{\"tool_call\": {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", None, &[], 1),
+    bad("generic", "A {\"response\": text} object.", None, &[], 1),
+    bad("cwm", "<tool: function>\nterminal ls -la\n</tool>", None, &[], 1),
+    bad("cwm", "<tool: function>\nget_weather {\"city\": \"Ber", Some(""), BER, 1),
+    unclosed("think", false, "<think>plan", "plan"),
+    bad("think", "No reasoning; <tool_call>{\"name\": \"x\"}</tool_call> stays text.", None, &[], 0),
+    unclosed("kimi-vl", false, "◁think▷plan", "plan"),
+    bad("kimi-vl", "Plain answer.", None, &[], 0),
+    bad("solar-open2", "<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Ber", Some(""), BER_CLOSED, 0),
+    unclosed("solar-open2", false, "<|think:start|>plan", "plan"),
+    bad("rwkv", "**Tool Call:**\n```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", Some(""), BER, 1),
+    bad("rwkv", "Run it:\n```json\n[1, 2]\n```\n", None, &[], 0),
 ];
 
 #[test]

@@ -55,6 +55,8 @@ pub(crate) struct Assembler {
     id: String,
     key: String,
     val: Option<Val>,
+    /// The text of an open `jcontent` capture.
+    jtext: String,
 }
 
 impl Assembler {
@@ -69,6 +71,7 @@ impl Assembler {
             name: String::new(),
             id: String::new(),
             key: String::new(),
+            jtext: String::new(),
             val: None,
         }
     }
@@ -253,6 +256,7 @@ impl Sink for Assembler {
             Kind::JValue => self.val = Some(Val::Json(String::new())),
             Kind::PyValue => self.val = Some(Val::Py(String::new())),
             Kind::XValue => self.val = Some(Val::Xml(String::new())),
+            Kind::JContent => self.jtext.clear(),
             Kind::Dict => {
                 self.call_mut();
                 self.val = Some(Val::Dict(String::new()));
@@ -279,6 +283,7 @@ impl Sink for Assembler {
                 | Kind::PyValue
                 | Kind::Dict
                 | Kind::XValue => self.value_text(s),
+                Kind::JContent => self.jtext.push_str(s),
                 Kind::Call | Kind::WholeCall => {}
             }
         }
@@ -291,7 +296,7 @@ impl Sink for Assembler {
         match kind {
             Kind::Call | Kind::WholeCall => self.end_call(),
             Kind::Name => {
-                let name = self.name.trim().to_string();
+                let name = unescape_entities(self.name.trim());
                 self.call_mut().name = Some(name);
             }
             Kind::Id => {
@@ -300,7 +305,7 @@ impl Sink for Assembler {
             }
             Kind::Key => {
                 self.end_value();
-                let key = quote(self.key.trim());
+                let key = quote(&unescape_entities(self.key.trim()));
                 let c = self.call_mut();
                 let sep = match c.params {
                     None => "{",
@@ -316,6 +321,15 @@ impl Sink for Assembler {
             | Kind::PyValue
             | Kind::Dict
             | Kind::XValue => self.end_value(),
+            Kind::JContent => {
+                let raw = std::mem::take(&mut self.jtext);
+                // The grammar matched a JSON string's inside; keep the raw text if it does
+                // not decode (nothing is lost).
+                let text = serde_json::from_str::<String>(&format!("\"{raw}\"")).unwrap_or(raw);
+                if !text.is_empty() {
+                    self.push(Event::Content(text));
+                }
+            }
             Kind::Args | Kind::Content | Kind::Reasoning => {}
         }
     }
@@ -344,4 +358,37 @@ impl Sink for Assembler {
     fn emitted(&self) -> usize {
         self.count
     }
+}
+
+/// XML character entities in an attribute value (`&amp;` `&lt;` `&gt;` `&quot;` `&apos;`,
+/// as Kimi K3's template escapes `tool="…"` and `key="…"`) replaced by their characters.
+fn unescape_entities(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let known = [
+            ("&amp;", '&'),
+            ("&lt;", '<'),
+            ("&gt;", '>'),
+            ("&quot;", '"'),
+            ("&apos;", '\''),
+        ];
+        match known.iter().find(|(e, _)| rest.starts_with(e)) {
+            Some((e, c)) => {
+                out.push(*c);
+                rest = &rest[e.len()..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }

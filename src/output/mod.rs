@@ -22,7 +22,7 @@ mod spec;
 mod stream;
 
 pub use event::Event;
-pub use formats::Format;
+pub use formats::{Format, GrammarError, ParserChoice};
 pub use message::{delta, Message, ToolCall};
 pub use spec::{
     CallSyntax, ChannelSpec, FormatSpec, IdSpec, Markers, ReasoningMode, ReasoningSpec,

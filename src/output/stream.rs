@@ -31,6 +31,9 @@ pub struct Options {
     /// one of them is not reported as a call: its text is kept as content, with a
     /// [`Event::Malformed`] report. `None` accepts any name.
     pub tools: Option<Vec<String>>,
+    /// Keep a call to a tool that is not in `tools` as a call (vLLM's parsers do), rather
+    /// than turning it into content. Set by [`Format::by_parsers`]'s choice.
+    pub keep_unknown_tools: bool,
 }
 
 impl Options {
@@ -77,7 +80,7 @@ impl StreamParser {
         };
         let recover = pick(&["recover", "body", "start"]);
         let mut machine = Machine::new(prog, entry, recover);
-        if let Some(tools) = options.tools {
+        if let Some(tools) = options.tools.filter(|_| !options.keep_unknown_tools) {
             machine.set_known(Arc::new(tools.into_iter().collect::<HashSet<_>>()));
         }
         StreamParser {

@@ -8,8 +8,28 @@ use std::io::{Read, Write};
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The output format, by name (see --list-formats).
-    #[arg(long, required_unless_present = "list_formats")]
+    #[arg(
+        long,
+        required_unless_present_any = ["list_formats", "tool_call_parser", "reasoning_parser", "grammar"],
+        conflicts_with_all = ["tool_call_parser", "reasoning_parser", "grammar"]
+    )]
     format: Option<String>,
+    /// A vLLM (or SGLang) tool-call parser name, as given to vLLM's `--tool-call-parser`:
+    /// the format it names, with vLLM's meaning (no reasoning unless --reasoning-parser is
+    /// given too; calls to tools not in --tools stay calls unless --strict-tools).
+    #[arg(long, value_name = "NAME")]
+    tool_call_parser: Option<String>,
+    /// A vLLM (or SGLang) reasoning parser name, as given to vLLM's `--reasoning-parser`.
+    #[arg(long, value_name = "NAME")]
+    reasoning_parser: Option<String>,
+    /// With parser names: a call to a tool not in --tools becomes content (the default
+    /// with --format).
+    #[arg(long)]
+    strict_tools: bool,
+    /// A format defined by a grammar file (the language of grammar/*.peg; see
+    /// docs/formats.md, "User-defined formats").
+    #[arg(long, value_name = "FILE.peg", conflicts_with_all = ["tool_call_parser", "reasoning_parser"])]
+    grammar: Option<std::path::PathBuf>,
     /// The prompt already opened the reasoning block (e.g. ends with `<think>`).
     #[arg(long)]
     forced_open: bool,
@@ -40,12 +60,15 @@ pub(crate) fn run(args: Args) -> i32 {
     if args.list_formats {
         for (name, about) in Format::names() {
             let _ = writeln!(out, "{name:<16} {about}");
+            let aliases = Format::aliases(name);
+            if !aliases.is_empty() {
+                let _ = writeln!(out, "{:<16} aliases: {}", "", aliases.join(", "));
+            }
         }
         return 0;
     }
-    let name = args.format.unwrap_or_default();
-    let format = match Format::by_name(&name) {
-        Ok(f) => f,
+    let (format, mut reasoning, keep_unknown) = match select(&args) {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
@@ -66,19 +89,18 @@ pub(crate) fn run(args: Args) -> i32 {
         eprintln!("error: reading stdin: {e}");
         return 1;
     }
-    let reasoning = if args.forced_open {
-        Reasoning::ForcedOpen
+    if args.forced_open {
+        reasoning = Reasoning::ForcedOpen;
     } else if args.forced_closed {
-        Reasoning::ForcedClosed
-    } else {
-        Reasoning::Auto
-    };
+        reasoning = Reasoning::ForcedClosed;
+    }
     let mut parser = StreamParser::with_options(
         &format,
         Options {
             reasoning,
             id_seed: args.id_seed,
             tools,
+            keep_unknown_tools: keep_unknown && !args.strict_tools,
         },
     );
     if !args.stream {
@@ -107,6 +129,32 @@ pub(crate) fn run(args: Args) -> i32 {
         serde_json::json!({"message": parser.message().to_json()})
     );
     0
+}
+
+/// The format the arguments select, the reasoning mode it implies, and whether unknown tool
+/// names stay calls.
+fn select(args: &Args) -> Result<(Format, Reasoning, bool), String> {
+    if let Some(path) = &args.grammar {
+        let src = std::fs::read_to_string(path)
+            .map_err(|e| format!("--grammar {}: {e}", path.display()))?;
+        let name = path
+            .file_stem()
+            .map_or_else(|| "user".to_string(), |s| s.to_string_lossy().into_owned());
+        let f = Format::from_grammar(&name, &src)
+            .map_err(|e| format!("--grammar {}: {e}", path.display()))?;
+        return Ok((f, Reasoning::Auto, false));
+    }
+    if args.tool_call_parser.is_some() || args.reasoning_parser.is_some() {
+        let c = Format::by_parsers(
+            args.tool_call_parser.as_deref(),
+            args.reasoning_parser.as_deref(),
+        )
+        .map_err(|e| e.to_string())?;
+        return Ok((c.format, c.reasoning, c.keep_unknown_tools));
+    }
+    let name = args.format.clone().unwrap_or_default();
+    let f = Format::by_name(&name).map_err(|e| e.to_string())?;
+    Ok((f, Reasoning::Auto, false))
 }
 
 /// The tool names of an OpenAI `tools` JSON array in `path`.

@@ -3,11 +3,16 @@
 
 use super::peg::{self, Program};
 use super::spec::FormatSpec;
+use super::stream::Reasoning;
 use crate::{Error, ErrorKind};
 use std::sync::OnceLock;
 
+mod names;
 mod specs;
 mod table;
+mod user;
+
+pub use user::GrammarError;
 
 pub(crate) use table::SPECS;
 
@@ -27,16 +32,41 @@ const ENTRIES: &[&str] = &["start", "start_open", "start_closed", "body", "recov
 static PROGRAMS: [OnceLock<Result<Program, String>>; table::COUNT] =
     [const { OnceLock::new() }; table::COUNT];
 
+/// The same programs with the reasoning markers disabled (see [`Format::without_reasoning`]).
+static PLAIN_PROGRAMS: [OnceLock<Result<Program, String>>; table::COUNT] =
+    [const { OnceLock::new() }; table::COUNT];
+
+/// A marker that stands for "no marker": the reasoning markers of a format parsed without
+/// reasoning. Two noncharacters (U+FFFF), which text never contains.
+const NEVER: &str = "\u{FFFF}\u{FFFF}never";
+
+fn build_spec(i: usize, plain: bool) -> Result<Program, String> {
+    let spec = &SPECS[i];
+    let mut src = String::from(COMMON);
+    for g in spec.grammar {
+        src.push('\n');
+        src.push_str(g);
+    }
+    let params: Vec<(&str, &str)> = spec
+        .params
+        .iter()
+        .map(|&(k, v)| match k {
+            "think_open" | "think_close" if plain => (k, NEVER),
+            _ => (k, v),
+        })
+        .collect();
+    peg::build(&src, &params, ENTRIES).map_err(|e| format!("format {}: {e}", spec.name))
+}
+
 fn compiled(i: usize) -> &'static Result<Program, String> {
-    PROGRAMS[i].get_or_init(|| {
-        let spec = &SPECS[i];
-        let mut src = String::from(COMMON);
-        for g in spec.grammar {
-            src.push('\n');
-            src.push_str(g);
-        }
-        peg::build(&src, spec.params, ENTRIES).map_err(|e| format!("format {}: {e}", spec.name))
-    })
+    PROGRAMS[i].get_or_init(|| build_spec(i, false))
+}
+
+fn compiled_plain(i: usize) -> &'static Result<Program, String> {
+    if !SPECS[i].params.iter().any(|(k, _)| *k == "think_open") {
+        return compiled(i);
+    }
+    PLAIN_PROGRAMS[i].get_or_init(|| build_spec(i, true))
 }
 
 /// An output format, chosen by name (see [`Format::names`]).
@@ -44,6 +74,21 @@ fn compiled(i: usize) -> &'static Result<Program, String> {
 pub struct Format {
     index: usize,
     program: &'static Program,
+    /// A user-defined format (see [`Format::from_grammar`]) has no entry in the table.
+    user: Option<&'static user::UserFormat>,
+}
+
+/// A format chosen by other servers' parser names (see [`Format::by_parsers`]).
+#[derive(Debug, Clone, Copy)]
+pub struct ParserChoice {
+    /// The format.
+    pub format: Format,
+    /// How the output starts: inside reasoning when the reasoning parser assumes the prompt
+    /// opened it (vLLM's `deepseek_r1`, `qwen3`, …), else [`Reasoning::Auto`].
+    pub reasoning: Reasoning,
+    /// Whether a call to a tool that is not in the request's tools is kept as a call (as
+    /// vLLM's parsers do) rather than turned into content.
+    pub keep_unknown_tools: bool,
 }
 
 impl std::fmt::Debug for Format {
@@ -61,10 +106,83 @@ impl Format {
                 format!("unknown output format `{name}` (see --list-formats)"),
             )
         })?;
-        match compiled(index) {
-            Ok(program) => Ok(Format { index, program }),
+        Format::load(index, false)
+    }
+
+    fn load(index: usize, plain: bool) -> Result<Format, Error> {
+        let program = if plain {
+            compiled_plain(index)
+        } else {
+            compiled(index)
+        };
+        match program {
+            Ok(program) => Ok(Format {
+                index,
+                program,
+                user: None,
+            }),
             Err(e) => Err(Error::new(ErrorKind::Input, e.clone())),
         }
+    }
+
+    /// The format other servers select with these parser names: vLLM's
+    /// `--tool-call-parser` and `--reasoning-parser` names (every name of vLLM's registries),
+    /// SGLang's, and a few others (see `chatcodec parse --list-formats`). With vLLM's
+    /// meaning: a tool parser alone parses no reasoning (a think block stays in the
+    /// content), a reasoning parser alone parses no tool calls, and calls to tools the
+    /// request did not offer are kept as calls.
+    pub fn by_parsers(tool: Option<&str>, reasoning: Option<&str>) -> Result<ParserChoice, Error> {
+        let unknown = |kind: &str, n: &str| {
+            Error::new(
+                ErrorKind::Input,
+                format!("unknown {kind} parser `{n}` (see --list-formats)"),
+            )
+        };
+        let t = match tool {
+            Some(n) => Some(names::tool(n).ok_or_else(|| unknown("tool-call", n))?),
+            None => None,
+        };
+        let r = match reasoning {
+            Some(n) => Some(names::reasoning(n).ok_or_else(|| unknown("reasoning", n))?),
+            None => None,
+        };
+        let index_of = |name: &str| {
+            SPECS
+                .iter()
+                .position(|s| s.name == name)
+                .ok_or_else(|| Error::new(ErrorKind::Input, format!("no format `{name}`")))
+        };
+        let (format, starts_open) = match (t, r) {
+            (Some(t), r) => (
+                Format::load(index_of(t.format)?, r.is_none())?,
+                r.is_some_and(|r| r.starts_open),
+            ),
+            (None, Some(r)) => (Format::load(index_of(r.format)?, false)?, r.starts_open),
+            (None, None) => {
+                return Err(Error::new(
+                    ErrorKind::Input,
+                    "give a tool-call parser name, a reasoning parser name, or both",
+                ))
+            }
+        };
+        Ok(ParserChoice {
+            format,
+            reasoning: if starts_open {
+                Reasoning::ForcedOpen
+            } else {
+                Reasoning::Auto
+            },
+            keep_unknown_tools: true,
+        })
+    }
+
+    /// This format with its reasoning markers read as plain text (a server with a tool
+    /// parser but no reasoning parser keeps the think block in the content).
+    pub fn without_reasoning(&self) -> Format {
+        if self.user.is_some() {
+            return *self;
+        }
+        Format::load(self.index, true).unwrap_or(*self)
     }
 
     /// Every format name, with a one-line description.
@@ -72,9 +190,18 @@ impl Format {
         SPECS.iter().map(|s| (s.name, s.about))
     }
 
+    /// The other servers' parser names that select the format `name` (vLLM's and SGLang's
+    /// tool-call and reasoning parser names, and others).
+    pub fn aliases(name: &str) -> Vec<&'static str> {
+        names::aliases(name)
+    }
+
     /// This format's name.
     pub fn name(&self) -> &'static str {
-        SPECS[self.index].name
+        match self.user {
+            Some(u) => u.name,
+            None => SPECS[self.index].name,
+        }
     }
 
     /// This format described as data: its markers and call syntax (see [`FormatSpec`]).
@@ -113,5 +240,19 @@ mod tests {
             }
         }
         assert!(Format::by_name("nope").is_err());
+    }
+
+    #[test]
+    fn every_parser_name_has_its_format() {
+        for t in names::TOOL_NAMES {
+            let c = Format::by_parsers(Some(t.name), None).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(c.format.name(), t.format);
+        }
+        for r in names::REASONING_NAMES {
+            let c = Format::by_parsers(None, Some(r.name)).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(c.format.name(), r.format);
+        }
+        assert!(Format::by_parsers(Some("nope"), None).is_err());
+        assert!(Format::by_parsers(None, None).is_err());
     }
 }

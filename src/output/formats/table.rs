@@ -10,8 +10,14 @@ macro_rules! g {
 
 const THINK: (&str, &str) = ("think_open", "<think>");
 const UNTHINK: (&str, &str) = ("think_close", "</think>");
+/// A marker that never occurs, for a marker a format lacks (two noncharacters U+FFFF).
+const NONE: &str = "\u{FFFF}\u{FFFF}none";
+const MINIMAX_SECTION: [(&str, &str); 2] = [
+    ("section_open", "<minimax:tool_call>"),
+    ("section_close", "</minimax:tool_call>"),
+];
 
-pub(crate) const COUNT: usize = 33;
+pub(crate) const COUNT: usize = 54;
 
 pub(crate) static SPECS: [Spec; COUNT] = [
     Spec {
@@ -47,43 +53,43 @@ pub(crate) static SPECS: [Spec; COUNT] = [
         name: "mistral-nemo",
         about: "Mistral pre-v11 / Nemo: [TOOL_CALLS][{json}, ...]",
         grammar: &[g!("mistral.peg")],
-        params: &[],
+        params: &[("think_open", "[THINK]"), ("think_close", "[/THINK]")],
     },
     Spec {
         name: "mistral",
         about: "Mistral v11+ (Small 3.x, Devstral, Magistral): [THINK], [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{json}",
         grammar: &[g!("mistral.peg")],
-        params: &[],
+        params: &[("think_open", "[THINK]"), ("think_close", "[/THINK]")],
     },
     Spec {
         name: "deepseek-r1",
         about: "DeepSeek V3 / R1: <think>, <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME ```json```",
         grammar: &[g!("deepseek.peg")],
-        params: &[],
+        params: &[THINK, UNTHINK],
     },
     Spec {
         name: "deepseek-v3.1",
         about: "DeepSeek V3.1: <｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}",
         grammar: &[g!("deepseek.peg"), g!("deepseek_v31.peg")],
-        params: &[],
+        params: &[THINK, UNTHINK],
     },
     Spec {
         name: "kimi-k2",
         about: "Kimi K2: <|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{json}",
         grammar: &[g!("kimi.peg")],
-        params: &[],
+        params: &[THINK, UNTHINK],
     },
     Spec {
         name: "glm-4.5",
         about: "GLM-4.5/4.6/4.7: <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>",
         grammar: &[g!("glm.peg")],
-        params: &[],
+        params: &[THINK, UNTHINK],
     },
     Spec {
         name: "minimax-m2",
         about: "MiniMax-M2: <minimax:tool_call><invoke name=\"X\"><parameter name=\"k\">v</parameter>",
         grammar: &[g!("minimax.peg")],
-        params: &[],
+        params: &[THINK, UNTHINK, MINIMAX_SECTION[0], MINIMAX_SECTION[1]],
     },
     Spec {
         name: "gpt-oss",
@@ -119,7 +125,7 @@ pub(crate) static SPECS: [Spec; COUNT] = [
         name: "deepseek-v3.2",
         about: "DeepSeek V3.2 / V4 DSML: <｜DSML｜invoke name=\"X\"><｜DSML｜parameter name=\"k\" string=\"true\">",
         grammar: &[g!("dsml.peg")],
-        params: &[],
+        params: &[THINK, UNTHINK],
     },
     Spec {
         name: "gemma4",
@@ -158,8 +164,13 @@ pub(crate) static SPECS: [Spec; COUNT] = [
     },
     Spec {
         name: "granite",
-        about: "Granite 3.x: <think>, <response>, <|tool_call|>[{json}]",
-        grammar: &[g!("hermes.peg"), g!("json_array.peg"), g!("wrapped.peg")],
+        about: "Granite 3.x: <think>, <response>, <|tool_call|>[{json}] or <tool_call>[{json}]",
+        grammar: &[
+            g!("hermes.peg"),
+            g!("json_array.peg"),
+            g!("wrapped.peg"),
+            g!("granite.peg"),
+        ],
         params: &[
             THINK,
             UNTHINK,
@@ -239,7 +250,12 @@ pub(crate) static SPECS: [Spec; COUNT] = [
         name: "minimax-m3",
         about: "MiniMax-M3: <mm:think>, ]<]minimax[>[<tool_call>…<invoke name=\"X\">…<k>v</k> (or the M2 form)",
         grammar: &[g!("minimax.peg"), g!("minimax_m3.peg")],
-        params: &[],
+        params: &[
+            ("think_open", "<mm:think>"),
+            ("think_close", "</mm:think>"),
+            MINIMAX_SECTION[0],
+            MINIMAX_SECTION[1],
+        ],
     },
     Spec {
         name: "gigachat3",
@@ -263,5 +279,184 @@ pub(crate) static SPECS: [Spec; COUNT] = [
         about: "Phi-4-mini: <|tool_call|>{json}<|/tool_call|>, functools[{json}]",
         grammar: &[g!("hermes.peg"), g!("phi4.peg")],
         params: &[THINK, UNTHINK, ("call_open", "<|tool_call|>"), ("call_close", "<|/tool_call|>")],
+    },
+    Spec {
+        name: "think",
+        about: "Reasoning only: <think>…</think>, then content (tool-call markers are text)",
+        grammar: &[g!("think.peg")],
+        params: &[THINK, UNTHINK],
+    },
+    Spec {
+        name: "kimi-vl",
+        about: "Kimi-VL / Kimi k1.5 thinking: ◁think▷…◁/think▷, then content",
+        grammar: &[g!("think.peg")],
+        params: &[("think_open", "◁think▷"), ("think_close", "◁/think▷")],
+    },
+    Spec {
+        name: "olmo3",
+        about: "Olmo 3: <think>, <function_calls>f(a=1)\\ng(b='x')</function_calls>",
+        grammar: &[g!("olmo3.peg")],
+        params: &[THINK, UNTHINK],
+    },
+    Spec {
+        name: "step3",
+        about: "Step-3: <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"X\">",
+        grammar: &[g!("step3.peg")],
+        params: &[THINK, UNTHINK],
+    },
+    Spec {
+        name: "longcat",
+        about: "LongCat-Flash: <think>, <longcat_tool_call>{json}</longcat_tool_call>",
+        grammar: &[g!("hermes.peg")],
+        params: &[
+            THINK,
+            UNTHINK,
+            ("call_open", "<longcat_tool_call>"),
+            ("call_close", "</longcat_tool_call>"),
+        ],
+    },
+    Spec {
+        name: "ernie45",
+        about: "ERNIE 4.5: <think>, <response>, <tool_call>{json}</tool_call>",
+        grammar: &[g!("hermes.peg"), g!("wrapped.peg")],
+        params: &[
+            THINK,
+            UNTHINK,
+            ("call_open", "<tool_call>"),
+            ("call_close", "</tool_call>"),
+            ("text_open", "<response>"),
+            ("text_close", "</response>"),
+        ],
+    },
+    Spec {
+        name: "granite-20b-fc",
+        about: "Granite 20B function calling: <function_call> {json} (repeated, no closing tag)",
+        grammar: &[g!("hermes.peg")],
+        params: &[THINK, UNTHINK, ("call_open", "<function_call>"), ("call_close", "")],
+    },
+    Spec {
+        name: "minimax-m1",
+        about: "MiniMax-M1: <think>, <tool_calls>{json}\\n{json}</tool_calls>",
+        grammar: &[g!("hermes.peg"), g!("jsonl.peg")],
+        params: &[THINK, UNTHINK, ("call_open", "<tool_calls>"), ("call_close", "</tool_calls>")],
+    },
+    Spec {
+        name: "openpangu",
+        about: "openPangu: <think>, <|tool_call_start|>[{json}]<|tool_call_end|>",
+        grammar: &[g!("hermes.peg"), g!("json_array.peg")],
+        params: &[
+            THINK,
+            UNTHINK,
+            ("call_open", "<|tool_call_start|>"),
+            ("call_close", "<|tool_call_end|>"),
+        ],
+    },
+    Spec {
+        name: "dots",
+        about: "dots.llm: <think>, <dots_function_call><invoke name=\"X\"><parameter name=\"k\">v</parameter>",
+        grammar: &[g!("minimax.peg")],
+        params: &[
+            THINK,
+            UNTHINK,
+            ("section_open", "<dots_function_call>"),
+            ("section_close", "</dots_function_call>"),
+        ],
+    },
+    Spec {
+        name: "minicpm5",
+        about: "MiniCPM 5: <think>, <function name=\"X\"><param name=\"k\">v</param></function>",
+        grammar: &[g!("minicpm5.peg")],
+        params: &[THINK, UNTHINK],
+    },
+    Spec {
+        name: "poolside-v1",
+        about: "Poolside v1: <think>, <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>",
+        grammar: &[g!("glm.peg")],
+        params: &[THINK, UNTHINK],
+    },
+    Spec {
+        name: "hy-v3",
+        about: "Hunyuan hy_v3 / hy_v4: <think>, <tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key><arg_value>V</arg_value>",
+        grammar: &[g!("kv.peg")],
+        params: &[
+            THINK,
+            UNTHINK,
+            ("section_open", "<tool_calls>"),
+            ("section_close", "</tool_calls>"),
+            ("call_open", "<tool_call>"),
+            ("call_close", "</tool_call>"),
+            ("sep", "<tool_sep>"),
+            ("key_open", "<arg_key>"),
+            ("key_close", "</arg_key>"),
+            ("type_open", NONE),
+            ("type_close", NONE),
+            ("val_open", "<arg_value>"),
+            ("val_close", "</arg_value>"),
+        ],
+    },
+    Spec {
+        name: "k2-horizon",
+        about: "K2 Horizon: <ifm|think>, <ifm|tool_calls><ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key>[<ifm|arg_type>T</ifm|arg_type>]<ifm|arg_value>V",
+        grammar: &[g!("kv.peg")],
+        params: &[
+            ("think_open", "<ifm|think>"),
+            ("think_close", "</ifm|think>"),
+            ("section_open", "<ifm|tool_calls>"),
+            ("section_close", "</ifm|tool_calls>"),
+            ("call_open", "<ifm|tool_call>"),
+            ("call_close", "</ifm|tool_call>"),
+            ("sep", NONE),
+            ("key_open", "<ifm|arg_key>"),
+            ("key_close", "</ifm|arg_key>"),
+            ("type_open", "<ifm|arg_type>"),
+            ("type_close", "</ifm|arg_type>"),
+            ("val_open", "<ifm|arg_value>"),
+            ("val_close", "</ifm|arg_value>"),
+        ],
+    },
+    Spec {
+        name: "plamo3",
+        about: "PLaMo 3: <|plamo:begin_think:plamo|>, <|plamo:begin_tool_requests:plamo|>…<|plamo:begin_tool_name:plamo|>NAME…{json}",
+        grammar: &[g!("plamo3.peg")],
+        params: &[
+            ("think_open", "<|plamo:begin_think:plamo|>"),
+            ("think_close", "<|plamo:end_think:plamo|>"),
+        ],
+    },
+    Spec {
+        name: "inkling",
+        about: "Inkling: <|message_model|><|content_thinking|>/<|content_text|>/<|content_invoke_tool_json|>{json}<|end_message|>",
+        grammar: &[g!("inkling.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "muse",
+        about: "Muse Spark / Glimmer: <|start|>assistant to=self|user|TOOL<|message|>…<|eom|>, <atem:invoke name=\"X\">",
+        grammar: &[g!("muse.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "generic",
+        about: "llama.cpp's generic JSON: {\"tool_calls\": [{…}]}, {\"tool_call\": {…}}, {\"response\": \"…\"}",
+        grammar: &[g!("generic.peg")],
+        params: &[],
+    },
+    Spec {
+        name: "cwm",
+        about: "CWM: <think>, <tool: LABEL>\\nNAME {json}\\n</tool>",
+        grammar: &[g!("cwm.peg")],
+        params: &[THINK, UNTHINK],
+    },
+    Spec {
+        name: "solar-open2",
+        about: "Solar Open 2: <|think:start|>, <|tool_call:start|>NAME<|tool_arg:start|>K<|tool_arg:value|>V<|tool_arg:end|><|tool_call:end|>",
+        grammar: &[g!("solar.peg")],
+        params: &[("think_open", "<|think:start|>"), ("think_close", "<|think:end|>")],
+    },
+    Spec {
+        name: "rwkv",
+        about: "RWKV: <think>, **Tool Call:** ```json {json} ```, <tool_call>{json}",
+        grammar: &[g!("hermes.peg"), g!("rwkv.peg")],
+        params: &[THINK, UNTHINK, ("call_open", "<tool_call>"), ("call_close", "</tool_call>")],
     },
 ];

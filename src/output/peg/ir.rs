@@ -32,6 +32,9 @@ pub(crate) enum Kind {
     /// A MiniMax-M3 parameter value: nested elements (`NS<k>v NS</k>`, lists of `NS<item>`)
     /// converted to JSON once complete; a value without elements is typed like `Value`.
     XValue,
+    /// Assistant text written as the inside of a JSON string (llama.cpp's generic
+    /// `{"response": "…"}`): unescaped once the string is complete.
+    JContent,
 }
 
 impl Kind {
@@ -51,6 +54,7 @@ impl Kind {
             "pyvalue" => Kind::PyValue,
             "dict" => Kind::Dict,
             "xvalue" => Kind::XValue,
+            "jcontent" => Kind::JContent,
             _ => return None,
         })
     }

@@ -20,3 +20,15 @@ pub(crate) fn build(
     let g = syntax::parse_grammar(src, params)?;
     compile::compile(&g, entries)
 }
+
+/// [`build`] of a text whose part from byte `origin` on is a user's file (errors there give
+/// its own line and column).
+pub(crate) fn build_from(
+    src: &str,
+    params: &[(&str, &str)],
+    entries: &[&str],
+    origin: usize,
+) -> Result<Program, String> {
+    let g = syntax::parse_grammar_from(src, params, origin)?;
+    compile::compile(&g, entries)
+}

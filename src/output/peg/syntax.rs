@@ -6,9 +6,20 @@ use super::ir::{ByteSet, Expr, Grammar, Kind};
 /// A later definition of a rule replaces an earlier one (a family file may override a rule of
 /// the common library).
 pub(crate) fn parse_grammar(src: &str, params: &[(&str, &str)]) -> Result<Grammar, String> {
+    parse_grammar_from(src, params, 0)
+}
+
+/// [`parse_grammar`] of a text whose part from byte `origin` on is a file of its own (a
+/// user's grammar after the common rules): errors there give that file's line and column.
+pub(crate) fn parse_grammar_from(
+    src: &str,
+    params: &[(&str, &str)],
+    origin: usize,
+) -> Result<Grammar, String> {
     let mut p = P {
         s: src.as_bytes(),
         i: 0,
+        origin: origin.min(src.len()),
         params,
         names: Vec::new(),
         rules: Vec::new(),
@@ -26,8 +37,22 @@ pub(crate) fn parse_grammar(src: &str, params: &[(&str, &str)]) -> Result<Gramma
         p.skip_ws();
     }
     let mut rules = Vec::with_capacity(p.rules.len());
-    for (n, r) in p.names.iter().zip(p.rules) {
-        rules.push(r.ok_or_else(|| format!("rule `{n}` is used but not defined"))?);
+    for (n, r) in p.names.iter().zip(std::mem::take(&mut p.rules)) {
+        match r {
+            Some(r) => rules.push(r),
+            None => {
+                // Point at the first use of the name in the user's part, if it is there.
+                let at = find_word(&p.s[p.origin..], n.as_bytes()).map(|k| p.origin + k);
+                let msg = format!("rule `{n}` is used but not defined");
+                return Err(match at {
+                    Some(at) => {
+                        p.i = at;
+                        p.err(&msg)
+                    }
+                    None => msg,
+                });
+            }
+        }
     }
     Ok(Grammar {
         names: p.names,
@@ -35,9 +60,28 @@ pub(crate) fn parse_grammar(src: &str, params: &[(&str, &str)]) -> Result<Gramma
     })
 }
 
+/// The offset of the first occurrence of `word` in `hay` as a whole identifier.
+fn find_word(hay: &[u8], word: &[u8]) -> Option<usize> {
+    let is_id = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut from = 0;
+    while let Some(k) = memchr::memmem::find(&hay[from..], word) {
+        let at = from + k;
+        let end = at + word.len();
+        let before = at == 0 || !is_id(hay[at - 1]);
+        let after = end >= hay.len() || !is_id(hay[end]);
+        if before && after {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 struct P<'a> {
     s: &'a [u8],
     i: usize,
+    /// Where the file errors are reported against starts (see [`parse_grammar_from`]).
+    origin: usize,
     params: &'a [(&'a str, &'a str)],
     names: Vec<String>,
     rules: Vec<Option<Expr>>,
@@ -45,12 +89,19 @@ struct P<'a> {
 
 impl P<'_> {
     fn err(&self, msg: &str) -> String {
-        let line = self.s[..self.i.min(self.s.len())]
+        let at = self.i.min(self.s.len());
+        let from = if at >= self.origin { self.origin } else { 0 };
+        let before = &self.s[from..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before
             .iter()
-            .filter(|&&b| b == b'\n')
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |k| k + 1);
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
             .count()
             + 1;
-        format!("grammar line {line}: {msg}")
+        format!("line {line}, column {column}: {msg}")
     }
 
     fn index_of(&mut self, name: &str) -> usize {
@@ -222,12 +273,20 @@ impl P<'_> {
                 if name == "until" && self.eat("(") {
                     let mut markers = Vec::new();
                     loop {
+                        // A marker is one or more literals and parameters, concatenated.
                         self.skip_ws();
-                        let m = match self.peek() {
-                            Some(b'"') => self.literal()?,
-                            Some(b'$') => self.param()?,
-                            _ => return Err(self.err("until() takes literals")),
-                        };
+                        let mut m = Vec::new();
+                        let mut pieces = 0;
+                        loop {
+                            match self.peek() {
+                                Some(b'"') => m.extend(self.literal()?),
+                                Some(b'$') => m.extend(self.param()?),
+                                _ if pieces == 0 => return Err(self.err("until() takes literals")),
+                                _ => break,
+                            }
+                            pieces += 1;
+                            self.skip_ws();
+                        }
                         if !m.is_empty() {
                             markers.push(m);
                         }
@@ -247,13 +306,16 @@ impl P<'_> {
     }
 
     fn param(&mut self) -> Result<Vec<u8>, String> {
+        let at = self.i;
         self.i += 1;
         let name = self
             .ident()
             .ok_or_else(|| self.err("expected a parameter name after `$`"))?;
-        self.params
-            .iter()
-            .find(|(k, _)| *k == name)
+        let value = self.params.iter().find(|(k, _)| *k == name);
+        if value.is_none() {
+            self.i = at;
+        }
+        value
             .map(|(_, v)| v.as_bytes().to_vec())
             .ok_or_else(|| self.err(&format!("parameter `${name}` is not set by the format")))
     }

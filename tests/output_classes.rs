@@ -1,0 +1,589 @@
+//! The classes of failure found by running the peers' parser cases (vLLM, SGLang,
+//! llama.cpp): one test per class, each over the formats the class touches, with the
+//! streaming invariants (1-, 2- and 5-byte chunkings, every prefix) checked by `check_with`.
+
+mod output_support;
+use chatcodec::output::{parse_with, Format, Message, Options, Reasoning};
+use output_support::{args, check, check_with, opts, opts_tools};
+use serde_json::json;
+
+fn names(m: &Message) -> Vec<&str> {
+    m.tool_calls.iter().map(|c| c.name.as_str()).collect()
+}
+
+/// A tool call inside a reasoning block that is never closed ends the reasoning: the call is
+/// a call, nothing is lost.
+#[test]
+fn a_call_inside_unclosed_reasoning() {
+    let cases = [
+        ("hermes", "<think>I need the weather.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}\n</tool_call>"),
+        ("qwen3-coder", "<think>I need the weather.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>"),
+        ("glm-4.5", "<think>I need the weather.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>"),
+        ("kimi-k2", "<think>I need the weather.\n<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Oslo\"}<|tool_call_end|><|tool_calls_section_end|>"),
+        ("minimax-m2", "<think>I need the weather.\n<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Oslo</parameter>\n</invoke>\n</minimax:tool_call>"),
+        ("deepseek-v3.2", "<think>I need the weather.\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"city\" string=\"true\">Oslo</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"),
+    ];
+    for (f, text) in cases {
+        let m = check(f, false, text);
+        assert_eq!(m.reasoning, "I need the weather.\n", "{f}: {m:?}");
+        assert_eq!(names(&m), ["get_weather"], "{f}: {m:?}");
+        assert_eq!(args(&m, 0), json!({"city": "Oslo"}), "{f}");
+        assert_eq!(m.content, "", "{f}: {m:?}");
+    }
+}
+
+/// Several reasoning blocks interleaved with content and calls (GLM 4.5+ thinks between
+/// calls): every block is reasoning, the text between them content.
+#[test]
+fn interleaved_reasoning_blocks() {
+    let t = "<think>first</think>Let me look.<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call><think>second</think>It is sunny.";
+    let m = check("glm-4.5", false, t);
+    assert_eq!(m.reasoning, "firstsecond");
+    assert_eq!(m.content, "Let me look.It is sunny.");
+    assert_eq!(names(&m), ["get_weather"]);
+    for (f, t) in [
+        ("hermes", "<think>a</think>x<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call><think>b</think>y"),
+        ("qwen3-coder", "<think>a</think>x<tool_call><function=f></function></tool_call><think>b</think>y"),
+        ("kimi-k2", "<think>a</think>x<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|><think>b</think>y"),
+        ("deepseek-v3.2", "<think>a</think>x<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke></｜DSML｜function_calls><think>b</think>y"),
+        ("minimax-m2", "<think>a</think>x<minimax:tool_call><invoke name=\"f\"></invoke></minimax:tool_call><think>b</think>y"),
+    ] {
+        let m = check(f, false, t);
+        assert_eq!((m.reasoning.as_str(), m.content.as_str()), ("ab", "xy"), "{f}: {m:?}");
+        assert_eq!(names(&m), ["f"], "{f}");
+    }
+}
+
+/// A reasoning parser that assumes the prompt opened reasoning (vLLM's deepseek_r1, qwen3):
+/// everything before a closing `</think>` with no opening tag is reasoning; output with no
+/// closing tag at all is reasoning.
+#[test]
+fn closing_tag_without_opening() {
+    for r in ["deepseek_r1", "qwen3", "step3", "olmo3"] {
+        let c = Format::by_parsers(None, Some(r)).unwrap();
+        assert_eq!(c.reasoning, Reasoning::ForcedOpen, "{r}");
+        let o = Options {
+            reasoning: c.reasoning,
+            ..opts(false)
+        };
+        let m = parse_with(&c.format, "Weighing it.</think>The answer is 4.", o.clone());
+        assert_eq!(m.reasoning, "Weighing it.", "{r}");
+        assert_eq!(m.content, "The answer is 4.", "{r}");
+        // The model writes the opening tag anyway: it is taken, not leaked.
+        let m = parse_with(&c.format, "<think>Weighing it.</think>4", o);
+        assert_eq!(
+            (m.reasoning.as_str(), m.content.as_str()),
+            ("Weighing it.", "4")
+        );
+    }
+}
+
+/// `--forced-open` when the output nevertheless starts with the opening tag: the tag is
+/// taken, not leaked into the reasoning.
+#[test]
+fn forced_open_takes_a_written_opening_tag() {
+    for (f, t) in [
+        ("hermes", "<think>\nplan</think>done"),
+        ("qwen3-coder", "<think>\nplan</think>done"),
+        ("deepseek-r1", "<think>\nplan</think>done"),
+        ("glm-4.5", "<think>\nplan</think>done"),
+        ("kimi-k2", "<think>\nplan</think>done"),
+        ("minimax-m2", "<think>\nplan</think>done"),
+        ("seed-oss", "<seed:think>\nplan</seed:think>done"),
+        ("mistral", "[THINK]\nplan[/THINK]done"),
+        ("minimax-m3", "<mm:think>\nplan</mm:think>done"),
+    ] {
+        let m = check(f, true, t);
+        assert_eq!(m.reasoning, "\nplan", "{f}: {m:?}");
+        assert_eq!(m.content, "done", "{f}: {m:?}");
+        // Without the tag, the output starts inside reasoning.
+        let m = check(f, true, &t[t.find('\n').unwrap()..]);
+        assert_eq!(m.reasoning, "\nplan", "{f}: {m:?}");
+    }
+}
+
+/// Output that starts in the middle of the format because the prompt wrote its start.
+#[test]
+fn output_starting_mid_format() {
+    // Functionary v3.2: the prompt ends with `>>>`.
+    let m = check(
+        "functionary-v3.2",
+        false,
+        "all\nLet me check.>>>get_weather\n{\"city\": \"Oslo\"}",
+    );
+    assert_eq!(m.content, "Let me check.");
+    assert_eq!(names(&m), ["get_weather"]);
+    let m = check(
+        "functionary-v3.2",
+        false,
+        "get_weather\n{\"city\": \"Oslo\"}",
+    );
+    assert_eq!(names(&m), ["get_weather"]);
+    assert_eq!(m.content, "");
+    // GPT-OSS: the prompt ends with `<|start|>assistant`.
+    let m = check(
+        "gpt-oss",
+        false,
+        " to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{\"city\": \"Oslo\"}<|call|>",
+    );
+    assert_eq!(names(&m), ["get_weather"]);
+    assert_eq!(args(&m, 0), json!({"city": "Oslo"}));
+    assert_eq!(m.content, "");
+    // GPT-OSS: the prompt opened the analysis message.
+    let m = check(
+        "gpt-oss",
+        true,
+        "Need weather.<|end|><|start|>assistant<|channel|>final<|message|>Sunny.<|return|>",
+    );
+    assert_eq!(m.reasoning, "Need weather.");
+    assert_eq!(m.content, "Sunny.");
+    // GPT-OSS: a call made from the analysis channel.
+    let m = check(
+        "gpt-oss",
+        false,
+        "<|channel|>analysis<|message|>Check.<|end|><|start|>assistant<|channel|>analysis to=functions.get_weather <|constrain|>json<|message|>{\"city\": \"Oslo\"}<|call|>",
+    );
+    assert_eq!(m.reasoning, "Check.");
+    assert_eq!(names(&m), ["get_weather"]);
+}
+
+/// A tool opener quoted or escaped inside reasoning is written about, not a call: the
+/// reasoning goes on.
+#[test]
+fn quoted_opener_inside_reasoning() {
+    let m = check(
+        "seed-oss",
+        false,
+        "<seed:think>I could emit \"<seed:tool_call>\" but `<seed:tool_call>` is not needed.</seed:think>No call.",
+    );
+    assert_eq!(
+        m.reasoning,
+        "I could emit \"<seed:tool_call>\" but `<seed:tool_call>` is not needed."
+    );
+    assert_eq!(m.content, "No call.");
+    assert!(m.tool_calls.is_empty());
+    let m = check(
+        "hermes",
+        false,
+        "<think>The format is \"<tool_call>\" then JSON, or \\<tool_call>.</think>Fine.",
+    );
+    assert_eq!(
+        m.reasoning,
+        "The format is \"<tool_call>\" then JSON, or \\<tool_call>."
+    );
+    assert_eq!(m.content, "Fine.");
+    assert!(m.tool_calls.is_empty());
+}
+
+/// One invalid call does not swallow the valid calls after it: the next is a call, and the
+/// invalid one's text is kept (a call whose arguments already streamed is closed with what it
+/// had, the rest of its text is content: events are never retracted).
+#[test]
+fn an_invalid_call_keeps_the_next() {
+    let t = "<|tool_calls_section_begin|><|tool_call_begin|>functions.bad:0<|tool_call_argument_begin|>{\"x\": oops}<|tool_call_end|><|tool_call_begin|>functions.get_weather:1<|tool_call_argument_begin|>{\"city\": \"Oslo\"}<|tool_call_end|><|tool_calls_section_end|>";
+    let m = check("kimi-k2", false, t);
+    assert_eq!(names(&m), ["bad", "get_weather"], "{m:?}");
+    assert_eq!(m.tool_calls[1].id, "functions.get_weather:1");
+    assert_eq!(args(&m, 1), json!({"city": "Oslo"}));
+    assert_eq!(m.content, "oops}<|tool_call_end|>", "{m:?}");
+    assert!(m.malformed >= 1);
+    let t = "<tool_call>{\"name\": \"bad\", \"arguments\": {\"x\": oops}}</tool_call><tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</tool_call>";
+    let m = check("hermes", false, t);
+    assert_eq!(names(&m).last(), Some(&"get_weather"));
+    assert!(m.content.contains("oops"));
+}
+
+/// Llama 3 builtin tools: the call is named after the tool.
+#[test]
+fn llama3_builtin_tools() {
+    let m = check(
+        "llama3",
+        false,
+        "<|python_tag|>brave_search.call(query=\"Menlo Park weather\")<|eom_id|>",
+    );
+    assert_eq!(names(&m), ["brave_search"]);
+    assert_eq!(args(&m, 0), json!({"query": "Menlo Park weather"}));
+    let m = check(
+        "llama3",
+        false,
+        "<|python_tag|>wolfram_alpha.call(query=\"solve x^2=4\")",
+    );
+    assert_eq!(names(&m), ["wolfram_alpha"]);
+    let m = check(
+        "llama3",
+        false,
+        "<|python_tag|>code_interpreter.call(code=\"print(1)\")",
+    );
+    assert_eq!(names(&m), ["code_interpreter"]);
+    assert_eq!(args(&m, 0), json!({"code": "print(1)"}));
+}
+
+/// Granite's `<tool_call>` followed by a space and a JSON list; Hermes calls without
+/// closing tags.
+#[test]
+fn granite_list_and_hermes_without_closing_tags() {
+    let m = check(
+        "granite",
+        false,
+        "<tool_call> [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}, {\"name\": \"get_time\", \"arguments\": {}}]",
+    );
+    assert_eq!(names(&m), ["get_weather", "get_time"]);
+    let m = check(
+        "hermes",
+        false,
+        "<tool_call>\n{\"name\": \"a\", \"arguments\": {\"x\": 1}}\n<tool_call>\n{\"name\": \"b\", \"arguments\": {}}",
+    );
+    assert_eq!(names(&m), ["a", "b"]);
+    assert_eq!(m.malformed, 0);
+    assert_eq!(m.content, "");
+}
+
+/// Under vLLM's names, a tool parser alone parses no reasoning (the think block stays in
+/// the content) and a call to a tool not offered stays a call; --strict-tools (the option
+/// off) turns it into content.
+#[test]
+fn vllm_name_semantics() {
+    let t =
+        "<think>plan</think>Sure.<tool_call>{\"name\": \"other\", \"arguments\": {}}</tool_call>";
+    let c = Format::by_parsers(Some("hermes"), None).unwrap();
+    let o = Options {
+        reasoning: c.reasoning,
+        keep_unknown_tools: c.keep_unknown_tools,
+        ..opts_tools(false, &["get_weather"])
+    };
+    let m = parse_with(&c.format, t, o.clone());
+    assert_eq!(m.content, "<think>plan</think>Sure.");
+    assert_eq!(m.reasoning, "");
+    assert_eq!(names(&m), ["other"]);
+    let m = parse_with(
+        &c.format,
+        t,
+        Options {
+            keep_unknown_tools: false,
+            ..o
+        },
+    );
+    assert!(m.tool_calls.is_empty());
+    let c = Format::by_parsers(Some("hermes"), Some("qwen3")).unwrap();
+    let o = Options {
+        reasoning: c.reasoning,
+        ..opts(false)
+    };
+    let m = check_with(c.format.name(), &o, t);
+    assert_eq!(
+        (m.reasoning.as_str(), m.content.as_str()),
+        ("plan", "Sure.")
+    );
+    // A reasoning parser alone parses no calls.
+    let c = Format::by_parsers(None, Some("qwen3")).unwrap();
+    let m = parse_with(
+        &c.format,
+        t,
+        Options {
+            reasoning: c.reasoning,
+            ..opts(false)
+        },
+    );
+    assert_eq!(m.reasoning, "plan");
+    assert!(m.tool_calls.is_empty());
+    assert!(m.content.starts_with("Sure.<tool_call>"));
+    // SGLang's `kimi` is Kimi-VL's ◁think▷.
+    let c = Format::by_parsers(None, Some("kimi")).unwrap();
+    let m = parse_with(&c.format, "◁think▷look◁/think▷A cat.", opts(false));
+    assert_eq!(
+        (m.reasoning.as_str(), m.content.as_str()),
+        ("look", "A cat.")
+    );
+}
+
+/// Every name of vLLM 0.33's registries (vllm/tool_parsers/__init__.py,
+/// vllm/reasoning/__init__.py), the extra names and SGLang's names are accepted, alone and
+/// together.
+#[test]
+fn every_vllm_name_is_accepted() {
+    const VLLM_TOOL: [&str; 58] = [
+        "dots",
+        "deepseek_v3",
+        "deepseek_v31",
+        "deepseek_v32",
+        "deepseek_v4",
+        "deepseek_v41",
+        "cohere_command3",
+        "cohere_command4",
+        "ernie45",
+        "glm45",
+        "glm47",
+        "ling3",
+        "granite-20b-fc",
+        "granite",
+        "granite4",
+        "hermes",
+        "hf",
+        "beam",
+        "poolside_v1",
+        "hunyuan_a13b",
+        "hy_v3",
+        "hy_v4",
+        "internlm",
+        "jamba",
+        "lfm2",
+        "kimi_k2",
+        "kimi_k3",
+        "k2_horizon",
+        "llama3_json",
+        "llama4_json",
+        "llama4_pythonic",
+        "longcat",
+        "mimo",
+        "minimax_m2",
+        "minimax_m3",
+        "minicpm5",
+        "mistral",
+        "olmo3",
+        "plamo3",
+        "muse",
+        "muse_glimmer",
+        "musespark1x",
+        "openai",
+        "phi4_mini_json",
+        "pythonic",
+        "qwen3_coder",
+        "qwen3_json",
+        "qwen3_xml",
+        "seed_oss",
+        "step3",
+        "step3p5",
+        "step5",
+        "inkling",
+        "xlam",
+        "gigachat3",
+        "functiongemma",
+        "gemma4",
+        "apertus",
+    ];
+    const VLLM_REASONING: [&str; 42] = [
+        "deepseek_r1",
+        "deepseek_v3",
+        "deepseek_v4",
+        "deepseek_v41",
+        "poolside_v1",
+        "cohere_command3",
+        "cohere_command4",
+        "ernie45",
+        "gemma4",
+        "glm45",
+        "glm47",
+        "ling3",
+        "openai_gptoss",
+        "granite",
+        "granite_thinking_parser",
+        "hf",
+        "beam",
+        "holo2",
+        "hunyuan_a13b",
+        "hy_v3",
+        "hy_v4",
+        "kimi_k2",
+        "kimi_k3",
+        "k2_horizon",
+        "mimo",
+        "minicpmv",
+        "minimax_m2",
+        "minimax_m2_append_think",
+        "minimax_m3",
+        "mistral",
+        "nemotron_v3",
+        "olmo3",
+        "plamo3",
+        "muse",
+        "muse_glimmer",
+        "musespark1x",
+        "qwen3",
+        "seed_oss",
+        "step3",
+        "step3p5",
+        "step5",
+        "inkling",
+    ];
+    const EXTRA: [&str; 9] = [
+        "minimax",
+        "cwm",
+        "hyperclovax_seed_think",
+        "iquest_coder",
+        "pangu",
+        "openpangu_v2",
+        "rwkv",
+        "solar_open2",
+        "tng",
+    ];
+    const SGLANG_TOOL: [&str; 44] = [
+        "apertus2509",
+        "beam",
+        "cohere_command4",
+        "deepseekv3",
+        "deepseekv31",
+        "deepseekv32",
+        "deepseekv4",
+        "deepseekv41",
+        "dots",
+        "glm",
+        "glm45",
+        "glm47",
+        "gpt-oss",
+        "k2_horizon",
+        "kimi_k2",
+        "kimi_k3",
+        "lfm2",
+        "ling3",
+        "llama3",
+        "mimo",
+        "minicpm5",
+        "mistral",
+        "muse",
+        "poolside_v1",
+        "pythonic",
+        "qwen",
+        "qwen25",
+        "qwen3_coder",
+        "spark25",
+        "step3",
+        "step3p5",
+        "minimax-m2",
+        "minimax-m3",
+        "nanbeige",
+        "trinity",
+        "interns1",
+        "hermes",
+        "hunyuan",
+        "gigachat3",
+        "gigachat35",
+        "gemma4",
+        "inkling",
+        "iquest_q1",
+        "response_template",
+    ];
+    const SGLANG_REASONING: [&str; 36] = [
+        "apertus2509",
+        "beam",
+        "deepseek-r1",
+        "deepseek-v3",
+        "deepseek-v4",
+        "deepseek-v41",
+        "dots",
+        "glm45",
+        "ling3",
+        "hunyuan",
+        "gpt-oss",
+        "k2_horizon",
+        "kimi",
+        "kimi_k2",
+        "kimi_k3",
+        "mimo",
+        "muse",
+        "poolside_v1",
+        "qwen3",
+        "qwen3-thinking",
+        "minimax",
+        "minimax-append-think",
+        "minimax-m3",
+        "nanbeige",
+        "step3",
+        "step3p5",
+        "mistral",
+        "nemotron_3",
+        "granite_thinking_parser",
+        "interns1",
+        "gemma4",
+        "inkling",
+        "iquest_q1",
+        "cohere_command4",
+        "gigachat35",
+        "response_template",
+    ];
+    for t in VLLM_TOOL.iter().chain(&EXTRA).chain(&SGLANG_TOOL) {
+        Format::by_parsers(Some(t), None).unwrap_or_else(|e| panic!("tool parser {t}: {e}"));
+    }
+    for r in VLLM_REASONING.iter().chain(&EXTRA).chain(&SGLANG_REASONING) {
+        Format::by_parsers(None, Some(r)).unwrap_or_else(|e| panic!("reasoning parser {r}: {e}"));
+    }
+    for (t, r) in VLLM_TOOL.iter().zip(VLLM_REASONING.iter().cycle()) {
+        Format::by_parsers(Some(t), Some(r)).unwrap_or_else(|e| panic!("{t} + {r}: {e}"));
+    }
+}
+
+/// Whitespace next to a marker is kept where it is content (Llama 4: after
+/// `<|python_end|>`, and at the start of the output).
+#[test]
+fn whitespace_next_to_markers() {
+    let m = check(
+        "llama4",
+        false,
+        "Text <|python_start|>print(1)<|python_end|> after",
+    );
+    assert_eq!(m.content, "Text print(1) after");
+    let m = check("llama4", false, "  Indented text.");
+    assert_eq!(m.content, "  Indented text.");
+    let m = check(
+        "llama4",
+        false,
+        "[get_weather(city=\"SF\")]<|python_end|> Done.",
+    );
+    assert_eq!(names(&m), ["get_weather"]);
+    assert_eq!(m.content, " Done.");
+}
+
+/// Schema-free XML parameters: XML entities in attribute values are unescaped (Kimi K3's
+/// template escapes `&` and `"` in them).
+#[test]
+fn entities_in_attribute_values() {
+    let t = "<|open|>tools<|sep|><|open|>call tool=\"get_weather\"<|sep|><|open|>argument key=\"a&amp;b &quot;c&quot;\" type=\"string\"<|sep|>x &amp; y<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>";
+    let m = check("kimi-k3", false, t);
+    assert_eq!(names(&m), ["get_weather"]);
+    // The value is text as written; the attribute is unescaped.
+    assert_eq!(args(&m, 0), json!({"a&b \"c\"": "x &amp; y"}));
+}
+
+/// llama.cpp's generic JSON format: calls with their ids (after the arguments), or a JSON
+/// response whose text is unescaped.
+#[test]
+fn generic_json() {
+    let m = check(
+        "generic",
+        false,
+        "{\"tool_calls\": [{\"name\": \"special_function\", \"arguments\": {\"arg1\": 1}, \"id\": \"123456789\"}]}",
+    );
+    assert_eq!(names(&m), ["special_function"]);
+    assert_eq!(m.tool_calls[0].id, "123456789");
+    assert_eq!(args(&m, 0), json!({"arg1": 1}));
+    let m = check(
+        "generic",
+        false,
+        "{\"tool_call\": {\"name\": \"special_function\", \"arguments\": {\"arg1\": 1}}}",
+    );
+    assert_eq!(names(&m), ["special_function"]);
+    let m = check(
+        "generic",
+        false,
+        "{\"response\": \"Hello, world!\\nWhat's \\\"up\\\"? 日本\"}",
+    );
+    assert_eq!(m.content, "Hello, world!\nWhat's \"up\"? 日本");
+    assert!(m.tool_calls.is_empty());
+}
+
+/// The invalid-call class in the XML section formats: a call after an invalid one in the same
+/// section is still a call.
+#[test]
+fn an_invalid_invoke_keeps_the_next() {
+    let t = "<minimax:tool_call>\n<invoke name=\"bad\" x>\n</invoke>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Oslo</parameter>\n</invoke>\n</minimax:tool_call>";
+    for f in ["minimax-m2", "dots"] {
+        let t = if f == "dots" {
+            t.replace("minimax:tool_call", "dots_function_call")
+        } else {
+            t.to_string()
+        };
+        let m = check(f, false, &t);
+        assert_eq!(names(&m), ["get_weather"], "{f}: {m:?}");
+        assert_eq!(args(&m, 0), json!({"city": "Oslo"}));
+        assert!(m.content.contains("bad"), "{f}: {m:?}");
+    }
+}
