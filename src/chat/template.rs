@@ -60,6 +60,11 @@ impl ChatTemplate {
         Family::detect(&self.source)
     }
 
+    /// The compiled template.
+    pub fn template(&self) -> &Template {
+        &self.template
+    }
+
     /// The compiled template (e.g. to fix its clock through [`Template::options_mut`]).
     pub fn template_mut(&mut self) -> &mut Template {
         &mut self.template
@@ -111,6 +116,7 @@ impl ChatTemplate {
         let extra = Extra {
             kwargs: Some(&self.special_tokens),
             drop_none: true,
+            now: None,
         };
         let spans = render_impl(&self.template, request, &extra, out)?;
         Ok(if mask { spans } else { Vec::new() })
