@@ -52,6 +52,8 @@ pub(crate) struct Watch<'a> {
     /// Root slots never read once the loop has started (sliced copies of `messages`):
     /// saved as undefined.
     pub(crate) dead_slots: &'a [u16],
+    /// No checkpoint with fewer messages than this (the template reads `messages[k]`).
+    pub(crate) min_messages: usize,
     /// The checkpoint, or why none could be taken; `None` if the loop never ran out.
     pub(crate) saved: Option<Result<Checkpoint, &'static str>>,
     /// The length of the output buffer when the loop ran out: what came before is kept
@@ -61,11 +63,17 @@ pub(crate) struct Watch<'a> {
 
 impl<'a> Watch<'a> {
     /// A watch of the loop at `pc` over `sources`.
-    pub(crate) fn new(pc: usize, sources: Sources<'a>, dead_slots: &'a [u16]) -> Watch<'a> {
+    pub(crate) fn new(
+        pc: usize,
+        sources: Sources<'a>,
+        dead_slots: &'a [u16],
+        min_messages: usize,
+    ) -> Watch<'a> {
         Watch {
             pc,
             sources,
             dead_slots,
+            min_messages,
             saved: None,
             out_at: None,
         }
@@ -265,6 +273,9 @@ impl<'a, 'o> Vm<'a, 'o> {
         // there must be at least one (an empty loop does not say where it starts).
         let messages = watch.sources.items();
         let total = lp.base + lp.items.len();
+        if messages.len() < watch.min_messages {
+            return Err("too few messages for what the template reads");
+        }
         if lp.items.is_empty() || total > messages.len() {
             return Err("the loop does not iterate the conversation");
         }

@@ -18,6 +18,7 @@
 //! rules are conservative: a refused template renders in full, which is only slower.
 
 use crate::compile::{Const, Instr, LoopField, Program, NONE16};
+use crate::value::ops::{BinOp, CmpOp};
 
 /// Why a template's renders are not continued incrementally.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +73,8 @@ pub(crate) struct Plan {
     pub(crate) iter_pc: usize,
     /// Root slots holding sliced copies of `messages` (never read once the loop started).
     pub(crate) dead_slots: Vec<u16>,
+    /// Checkpoints need at least this many messages (reads of `messages[k]` that must exist).
+    pub(crate) min_messages: usize,
 }
 
 /// A refusal and the source offset it is about.
@@ -86,25 +89,42 @@ pub(crate) fn analyze(prog: &Program) -> Result<Plan, Refusal> {
     };
     let msgs = msgs as u16;
     let in_macro = macro_map(prog);
-    // Root slots that hold `messages` or a slice of it (`true`: possibly sliced).
-    let mut aliases: Vec<(u16, bool)> = Vec::new();
+    let length = crate::builtins::filter("length").map(|f| f as usize);
+    let loop_ranges = root_loops(code, &in_macro);
+    // Stores of `messages` or a slice `messages[k:]` into root slots: (slot, pc, least k,
+    // most k). A read sees the stores before it, and those of a loop it shares with them.
+    let mut aliases: Vec<(u16, usize, usize, usize)> = Vec::new();
+    let sees = |store: usize, read: usize| {
+        store < read
+            || loop_ranges
+                .iter()
+                .any(|(a, b)| (*a..=*b).contains(&store) && (*a..=*b).contains(&read))
+    };
     let mut loops: Vec<usize>;
+    // `messages[loop.index0 - 1]` reads guarded by `loop.first` (pc, loop slot).
+    let mut lookbacks: Vec<(usize, u16)>;
+    // Reads that need `messages[k]` to exist (a truth test, `[0]`): the largest such k.
+    let mut need: Option<usize>;
     loop {
         loops = Vec::new();
+        lookbacks = Vec::new();
+        need = None;
         let mut grew = false;
         for pc in 0..code.len() {
             let root = !in_macro[pc];
-            let sliced = match code[pc] {
-                Instr::LoadGlobal(g) if g == msgs => false,
-                Instr::Load(s) if root => match alias(&aliases, s) {
-                    Some(sliced) => sliced,
+            let (lo, hi) = match code[pc] {
+                Instr::LoadGlobal(g) if g == msgs => (0, 0),
+                Instr::Load(s) if root => match alias(&aliases, s, pc, &sees) {
+                    Some(range) => range,
                     None => continue,
                 },
-                Instr::LoadRoot(s) | Instr::LoadUp(s) if !root && alias(&aliases, s).is_some() => {
+                Instr::LoadRoot(s) | Instr::LoadUp(s)
+                    if !root && aliases.iter().any(|a| a.0 == s) =>
+                {
                     return Err((Reason::ReadsMessages("the messages inside a macro"), at(pc)))
                 }
                 Instr::LoadKey { slot, .. } | Instr::LoopAttr(slot, _)
-                    if root && alias(&aliases, slot).is_some() =>
+                    if root && alias(&aliases, slot, pc, &sees).is_some() =>
                 {
                     return Err((
                         Reason::ReadsMessages("an attribute of the messages"),
@@ -114,32 +134,77 @@ pub(crate) fn analyze(prog: &Program) -> Result<Plan, Refusal> {
                 _ => continue,
             };
             // An optional `[k:]` with a constant k >= 0.
-            let (sliced, next) = match (code.get(pc + 1), code.get(pc + 2)) {
-                (Some(Instr::Const(c)), Some(Instr::Slice(1))) if nonneg_int(prog, *c) => {
-                    (true, pc + 3)
-                }
-                _ => (sliced, pc + 1),
+            let (lo, hi, next) = match (code.get(pc + 1), code.get(pc + 2)) {
+                (Some(Instr::Const(c)), Some(Instr::Slice(1))) => match const_int(prog, *c) {
+                    Some(k) if k >= 0 => {
+                        let k = k as usize;
+                        (
+                            lo.saturating_add(k),
+                            hi.saturating_add(k).min(UNBOUNDED),
+                            pc + 3,
+                        )
+                    }
+                    _ => return Err((Reason::ReadsMessages(describe(code, pc + 1)), at(pc))),
+                },
+                _ => (lo, hi, pc + 1),
             };
+            let mut exists = false;
             match code.get(next) {
                 Some(Instr::IterInit(slot)) if root && *slot != NONE16 => loops.push(next),
                 Some(Instr::IterInit(_)) => return Err((Reason::FilteredLoop, at(next))),
-                Some(Instr::Store(t)) if root => match aliases.iter_mut().find(|a| a.0 == *t) {
-                    Some(a) if a.1 || !sliced => {}
-                    Some(a) => {
-                        a.1 = true;
-                        grew = true;
-                    }
-                    None => {
-                        aliases.push((*t, sliced));
-                        grew = true;
-                    }
-                },
-                Some(Instr::Const(c)) if !sliced && is_int(prog, *c, 0) => {
-                    if !matches!(code.get(next + 1), Some(Instr::Item)) {
-                        return Err((Reason::ReadsMessages(describe(code, next)), at(next)));
+                Some(Instr::Store(t)) if root => {
+                    match aliases.iter_mut().find(|a| a.0 == *t && a.1 == next) {
+                        Some(a) if a.2 <= lo && a.3 >= hi => {}
+                        Some(a) => {
+                            a.2 = a.2.min(lo);
+                            a.3 = a.3.max(hi);
+                            grew = true;
+                        }
+                        None => {
+                            aliases.push((*t, next, lo, hi));
+                            grew = true;
+                        }
                     }
                 }
+                // Truth tests and `[0]`: their value is fixed once the conversation is long
+                // enough for `messages[hi]` to exist (checkpoints are taken only then), and
+                // the messages themselves go no further.
+                Some(Instr::Not | Instr::JumpIfFalse(_) | Instr::JumpIfFalseOrPop(_)) => {
+                    exists = true
+                }
+                Some(Instr::Const(c))
+                    if is_int(prog, *c, 0) && matches!(code.get(next + 1), Some(Instr::Item)) =>
+                {
+                    exists = true
+                }
+                // `messages|length > 0`, `messages|length != 0`: a truth test.
+                Some(Instr::Filter { f, argc: 0, kw })
+                    if *kw == NONE16
+                        && length.is_some()
+                        && prog.filters.get(usize::from(*f)).map(|f| *f as usize) == length
+                        && matches!(code.get(next + 1), Some(Instr::Const(c)) if is_int(prog, *c, 0))
+                        && matches!(
+                            code.get(next + 2),
+                            Some(Instr::Ne | Instr::Cmp(CmpOp::Gt))
+                        ) =>
+                {
+                    exists = true
+                }
+                Some(Instr::LoopAttr(slot, LoopField::Index0))
+                    if hi == 0 && lookback(prog, code, pc, next, *slot) =>
+                {
+                    lookbacks.push((pc, *slot));
+                }
                 _ => return Err((Reason::ReadsMessages(describe(code, next)), at(next))),
+            }
+            if exists {
+                if hi >= UNBOUNDED {
+                    return Err((
+                        Reason::ReadsMessages("a message at an unbounded index"),
+                        at(next),
+                    ));
+                }
+                need = Some(need.map_or(hi, |n| n.max(hi)));
             }
         }
         if !grew {
@@ -158,6 +223,12 @@ pub(crate) fn analyze(prog: &Program) -> Result<Plan, Refusal> {
         return Err((Reason::NoMessageLoop, at(init)));
     };
     let loop_slot = *loop_slot;
+    if let Some((pc, _)) = lookbacks.iter().find(|(_, slot)| *slot != loop_slot) {
+        return Err((
+            Reason::ReadsMessages("a message by another loop's index"),
+            at(*pc),
+        ));
+    }
     // Not inside another loop of the template body (macro bodies were excluded above).
     for (pc, instr) in code.iter().enumerate() {
         if let Instr::Iter(e) = instr {
@@ -170,14 +241,16 @@ pub(crate) fn analyze(prog: &Program) -> Result<Plan, Refusal> {
     for (pc, instr) in code.iter().enumerate() {
         let root = !in_macro[pc];
         match *instr {
-            Instr::LoopAttr(s, field) if root && s == loop_slot => {
-                if !matches!(
-                    field,
-                    LoopField::Index | LoopField::Index0 | LoopField::First
-                ) {
-                    let name = format!("{field:?}").to_lowercase();
-                    return Err((Reason::LoopLookahead(name), at(pc)));
-                }
+            Instr::LoopAttr(s, field)
+                if root
+                    && s == loop_slot
+                    && !matches!(
+                        field,
+                        LoopField::Index | LoopField::Index0 | LoopField::First
+                    ) =>
+            {
+                let name = format!("{field:?}").to_lowercase();
+                return Err((Reason::LoopLookahead(name), at(pc)));
             }
             Instr::LoadKey { slot, key, .. } if root && slot == loop_slot => {
                 return Err((
@@ -201,20 +274,113 @@ pub(crate) fn analyze(prog: &Program) -> Result<Plan, Refusal> {
     }
     Ok(Plan {
         iter_pc,
-        dead_slots: aliases.iter().filter(|a| a.1).map(|a| a.0).collect(),
+        // Slots that may hold a slice and are not read after the loop starts: their value
+        // (as long as the conversation) need not be saved.
+        dead_slots: aliases
+            .iter()
+            .filter(|a| a.3 > 0)
+            .filter(|a| {
+                !code.iter().enumerate().any(|(pc, i)| {
+                    pc > init && !in_macro[pc] && matches!(i, Instr::Load(s) if *s == a.0)
+                })
+            })
+            .map(|a| a.0)
+            .collect(),
+        min_messages: need.map_or(0, |k| k + 1),
     })
 }
 
-fn alias(aliases: &[(u16, bool)], slot: u16) -> Option<bool> {
-    aliases.iter().find(|a| a.0 == slot).map(|a| a.1)
+/// Whether the read of the messages at `pc` is `messages[loop.index0 - 1]` (from `next`
+/// on) right behind a guard that skips it on the loop's first iteration:
+/// `loop.first or ...`, `loop.index0 == 0 or ...`, `loop.index0 > 0 and ...`,
+/// `not loop.first and ...`, with no jump into the read.
+fn lookback(prog: &Program, code: &[Instr], pc: usize, next: usize, slot: u16) -> bool {
+    let read = matches!(
+        (code.get(next + 1), code.get(next + 2), code.get(next + 3)),
+        (Some(Instr::Const(c)), Some(Instr::Bin(BinOp::Sub)), Some(Instr::Item))
+            if is_int(prog, *c, 1)
+    );
+    if !read || pc < 2 {
+        return false;
+    }
+    let end = next + 3;
+    let attr = |i: usize, f: LoopField| matches!(code.get(i), Some(Instr::LoopAttr(s, g)) if *s == slot && *g == f);
+    let zero = |i: usize| matches!(code.get(i), Some(Instr::Const(c)) if is_int(prog, *c, 0));
+    let guarded = match code[pc - 1] {
+        Instr::JumpIfTrueOrPop(t) if t as usize > end => {
+            attr(pc - 2, LoopField::First)
+                || (pc >= 4
+                    && attr(pc - 4, LoopField::Index0)
+                    && zero(pc - 3)
+                    && matches!(code[pc - 2], Instr::Eq))
+        }
+        Instr::JumpIfFalseOrPop(t) if t as usize > end => {
+            (pc >= 3 && attr(pc - 3, LoopField::First) && matches!(code[pc - 2], Instr::Not))
+                || (pc >= 4
+                    && attr(pc - 4, LoopField::Index0)
+                    && zero(pc - 3)
+                    && matches!(code[pc - 2], Instr::Cmp(CmpOp::Gt) | Instr::Ne))
+        }
+        _ => false,
+    };
+    guarded
+        && !code
+            .iter()
+            .any(|i| jump_target(i).is_some_and(|t| t >= pc && t <= end))
+}
+
+/// Where an instruction may jump.
+fn jump_target(i: &Instr) -> Option<usize> {
+    match *i {
+        Instr::Jump(t)
+        | Instr::JumpIfFalse(t)
+        | Instr::JumpIfFalseOrPop(t)
+        | Instr::JumpIfTrueOrPop(t)
+        | Instr::Iter(t)
+        | Instr::LoopEnd(t)
+        | Instr::JumpIfBound(_, t) => Some(t as usize),
+        _ => None,
+    }
+}
+
+/// Slice starts beyond this are not tracked.
+const UNBOUNDED: usize = 1 << 16;
+
+/// The slice starts slot `slot` may hold when read at `pc`, if any store of the messages
+/// reaches that read.
+fn alias(
+    aliases: &[(u16, usize, usize, usize)],
+    slot: u16,
+    pc: usize,
+    sees: &dyn Fn(usize, usize) -> bool,
+) -> Option<(usize, usize)> {
+    aliases
+        .iter()
+        .filter(|a| a.0 == slot && sees(a.1, pc))
+        .map(|a| (a.2, a.3))
+        .reduce(|x, y| (x.0.min(y.0), x.1.max(y.1)))
+}
+
+/// The `[Iter, exit]` instruction ranges of the template body's loops.
+fn root_loops(code: &[Instr], in_macro: &[bool]) -> Vec<(usize, usize)> {
+    code.iter()
+        .enumerate()
+        .filter_map(|(pc, i)| match i {
+            Instr::Iter(exit) if !in_macro[pc] => Some((pc, *exit as usize)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn const_int(prog: &Program, c: u32) -> Option<i64> {
+    match prog.consts.get(c as usize) {
+        Some(Const::Int(i)) => Some(*i),
+        _ => None,
+    }
 }
 
 fn is_int(prog: &Program, c: u32, want: i64) -> bool {
     matches!(prog.consts.get(c as usize), Some(Const::Int(i)) if *i == want)
-}
-
-fn nonneg_int(prog: &Program, c: u32) -> bool {
-    matches!(prog.consts.get(c as usize), Some(Const::Int(i)) if *i >= 0)
 }
 
 /// What a read of the messages followed by `code[pc]` is, in words.

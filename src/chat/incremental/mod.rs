@@ -215,7 +215,7 @@ impl<'t> Incremental<'t> {
                     checkpoint: None,
                 };
             };
-            let mut watch = Watch::new(plan.iter_pc, sources, &plan.dead_slots);
+            let mut watch = Watch::new(plan.iter_pc, sources, &plan.dead_slots, plan.min_messages);
             let result = match cp {
                 None => {
                     crate::vm::resume::run_watched(prog, &ctx, &globals, out, limits, &mut watch)
@@ -322,7 +322,8 @@ impl Session<'_> {
         let before = self.text.len();
         self.extend(vec![message])?;
         self.tail.as_ref().map_err(Clone::clone)?;
-        Ok(&self.text[before..])
+        // The kept text only grows, unless a session gave up continuing (then it is empty).
+        Ok(self.text.get(before..).unwrap_or(""))
     }
 
     /// Adds messages and renders once.
