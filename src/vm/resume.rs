@@ -81,6 +81,7 @@ impl<'a> Watch<'a> {
 }
 
 /// The machine state at the start of an iteration of the message loop, owned.
+#[derive(Clone)]
 pub(crate) struct Checkpoint {
     /// The loop's `Iter` instruction.
     pc: usize,
@@ -97,6 +98,7 @@ pub(crate) struct Checkpoint {
 }
 
 /// A value in owned form.
+#[derive(Clone)]
 enum Saved {
     Undefined(Option<Box<SavedUndef>>),
     None,
@@ -128,6 +130,7 @@ enum Saved {
     MainLoop,
 }
 
+#[derive(Clone)]
 enum SavedUndef {
     Name(String),
     Attr(&'static str, String),

@@ -246,7 +246,8 @@ struct Rendered {
     checkpoint: Option<Checkpoint>,
 }
 
-/// A conversation rendered incrementally: push messages, read the prompt.
+/// A conversation rendered incrementally: push messages, read the prompt. Cloning a session
+/// forks the conversation.
 pub struct Session<'i> {
     inc: &'i Incremental<'i>,
     /// The request without its messages.
@@ -262,6 +263,46 @@ pub struct Session<'i> {
     checkpoint: Option<Checkpoint>,
     /// Renders are continued (the template is stable and nothing has contradicted it).
     continued: bool,
+}
+
+impl Clone for Session<'_> {
+    /// A fork with the same room to grow as the original (the text and the message list
+    /// keep their capacity, so the fork's next push does not copy them).
+    fn clone(&self) -> Self {
+        let mut text = String::with_capacity(self.text.capacity());
+        text.push_str(&self.text);
+        let messages = match &self.messages {
+            Json::Array(list) => {
+                let mut copy = Vec::with_capacity(list.capacity());
+                copy.extend(list.iter().cloned());
+                Json::Array(copy)
+            }
+            other => other.clone(),
+        };
+        Session {
+            inc: self.inc,
+            request: self.request.clone(),
+            messages,
+            now: self.now,
+            text,
+            tail: self.tail.clone(),
+            checkpoint: self.checkpoint.clone(),
+            continued: self.continued,
+        }
+    }
+
+    /// Makes this session a fork of `source`, reusing its buffers.
+    fn clone_from(&mut self, source: &Self) {
+        self.inc = source.inc;
+        self.request.clone_from(&source.request);
+        self.messages.clone_from(&source.messages);
+        self.now = source.now;
+        self.text.clear();
+        self.text.push_str(&source.text);
+        self.tail.clone_from(&source.tail);
+        self.checkpoint.clone_from(&source.checkpoint);
+        self.continued = source.continued;
+    }
 }
 
 impl std::fmt::Debug for Session<'_> {
@@ -339,6 +380,8 @@ impl Session<'_> {
             }
         }
         if let Json::Array(list) = &mut self.messages {
+            // Room to grow by doubling, so that pushes do not copy the list.
+            list.reserve(messages.len().max(list.len()));
             list.extend(
                 messages
                     .into_iter()
@@ -387,8 +430,11 @@ impl Session<'_> {
         if !full {
             self.text.push_str(new_text);
         } else if new_text.starts_with(self.text.as_str()) {
-            // A full render must extend what was kept (the analysis guarantees it).
-            self.text = new_text.to_string();
+            // A full render must extend what was kept (the analysis guarantees it). Room to
+            // grow by doubling, so that pushes do not copy the text.
+            self.text.clear();
+            self.text.reserve(2 * new_text.len());
+            self.text.push_str(new_text);
         } else {
             return self.give_up();
         }
