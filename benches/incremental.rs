@@ -29,7 +29,9 @@ const SIZES: [usize; 4] = [1, 10, 100, 1000];
 /// (label, source).
 fn templates() -> Vec<(&'static str, String)> {
     let own = |name: &str| {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/templates").join(name);
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/templates")
+            .join(name);
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     };
     let mut out = vec![
@@ -145,7 +147,11 @@ fn main() {
             let show = |id| {
                 median_ns(&group, id, n).map_or("-".to_string(), |ns| format!("{:.2} µs", ns / 1e3))
             };
-            println!("| {label} | {n} | {} | {} |", show("incremental"), show("full"));
+            println!(
+                "| {label} | {n} | {} | {} |",
+                show("incremental"),
+                show("full")
+            );
         }
     }
 }

@@ -129,7 +129,10 @@ fn corpus_incremental_equals_full() {
         match inc.stability() {
             Stability::Stable => {
                 stable += 1;
-                reasons.entry("stable".into()).or_default().push(name.clone());
+                reasons
+                    .entry("stable".into())
+                    .or_default()
+                    .push(name.clone());
             }
             Stability::Unstable { reason, .. } => {
                 let key = format!("{reason}");
@@ -295,4 +298,170 @@ fn random_conversations() {
                 .map_err(|e| TestCaseError::fail(format!("{name}: {e}\nrequest: {req}")))
         })
         .unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The decision on small templates, one rule each.
+
+fn stability_of(source: &str) -> Stability {
+    let t = Template::new(source).unwrap();
+    Incremental::new(&t).stability().clone()
+}
+
+fn reason_of(source: &str) -> String {
+    match stability_of(source) {
+        Stability::Stable => "stable".to_string(),
+        Stability::Unstable { reason, .. } => reason.to_string(),
+    }
+}
+
+#[test]
+fn decisions_on_small_templates() {
+    let body = "<|{{ m.role }}|>{{ m.content }}\n";
+    let cases: Vec<(String, &str)> = vec![
+        (format!("{{% for m in messages %}}{body}{{% endfor %}}"), "stable"),
+        // messages[0] and truth tests are fixed once the conversation has begun.
+        (
+            format!("{{% if messages and messages[0].role == 'system' %}}{{% set ms = messages[1:] %}}{{% else %}}{{% set ms = messages %}}{{% endif %}}{{% for m in ms %}}{body}{{% endfor %}}"),
+            "stable",
+        ),
+        (
+            format!("{{% set messages = messages[1:] if messages[0].role == 'system' else messages %}}{{% for m in messages %}}{body}{{% endfor %}}"),
+            "stable",
+        ),
+        // A look-back behind loop.first is an earlier message; without the guard, index -1
+        // is the last message.
+        (
+            "{% for m in messages %}{% if loop.first or messages[loop.index0 - 1].role != m.role %}[{{ m.role }}]{% endif %}{{ m.content }}{% endfor %}".into(),
+            "stable",
+        ),
+        (
+            "{% for m in messages %}{% if messages[loop.index0 - 1].role != m.role %}[{{ m.role }}]{% endif %}{{ m.content }}{% endfor %}".into(),
+            "reads a message by the loop's index (a look-ahead, or a look-back without a loop.first guard)",
+        ),
+        (
+            format!("{{% for m in messages %}}{body}{{% if loop.last %}}END{{% endif %}}{{% endfor %}}"),
+            "reads loop.last of the message loop",
+        ),
+        (
+            format!("{{% for m in messages %}}{body}{{{{ loop.nextitem }}}}{{% endfor %}}"),
+            "reads loop.nextitem of the message loop",
+        ),
+        (
+            format!("{{{{ messages[-1].content }}}}{{% for m in messages %}}{body}{{% endfor %}}"),
+            "reads a message counted from the end",
+        ),
+        (
+            format!("{{{{ messages|length }}}}{{% for m in messages %}}{body}{{% endfor %}}"),
+            "reads a filter of the messages (length, last, map, ...)",
+        ),
+        (
+            format!("{{% for m in messages[::-1] %}}{body}{{% endfor %}}"),
+            "reads a slice of the messages with a stop or a step (reversal)",
+        ),
+        (
+            format!("{{% set ns = namespace(u=0) %}}{{% for m in messages %}}{{% if m.role == 'user' %}}{{% set ns.u = loop.index0 %}}{{% endif %}}{{% endfor %}}{{% for m in messages %}}{body}{{% endfor %}}"),
+            "several loops read the messages",
+        ),
+        (
+            format!("{{% for m in messages if m.role != 'system' %}}{body}{{% endfor %}}"),
+            "the message loop is filtered",
+        ),
+        (
+            format!("{{% for x in [1] %}}{{% for m in messages %}}{body}{{% endfor %}}{{% endfor %}}"),
+            "the message loop is inside a loop or macro",
+        ),
+        ("{{ 'no loop' }}".into(), "no top-level loop over messages"),
+    ];
+    for (source, want) in cases {
+        assert_eq!(reason_of(&source), want, "{source}");
+    }
+    // A refusal says where.
+    let Stability::Unstable { at, .. } = stability_of(
+        "{% for m in messages %}\n{{ m.content }}{% if loop.last %}!{% endif %}{% endfor %}",
+    ) else {
+        panic!("stable")
+    };
+    assert_eq!(at.map(|(line, _)| line), Some(2));
+}
+
+#[test]
+fn a_push_renders_only_the_new_message() {
+    let t = Template::new(
+        "{{ bos_token }}{% if messages[0].role == 'system' %}[SYS {{ messages[0].content }}]{% set ms = messages[1:] %}{% else %}{% set ms = messages %}{% endif %}\
+         {% set ns = namespace(turns=0) %}\
+         {% for m in ms %}{% if m.role == 'user' %}{% set ns.turns = ns.turns + 1 %}{% endif %}<{{ loop.index }}:{{ m.role }}>{{ m.content }}{% endfor %}\
+         {% if add_generation_prompt %}<assistant turn {{ ns.turns }}>{% endif %}",
+    )
+    .unwrap();
+    let inc = Incremental::new(&t);
+    assert_eq!(inc.stability(), &Stability::Stable);
+    let mut s = inc
+        .session(&json!({"bos_token": "<s>", "add_generation_prompt": true,
+            "messages": [{"role": "system", "content": "S"}, {"role": "user", "content": "a"}]}))
+        .unwrap();
+    assert_eq!(s.prompt().unwrap(), "<s>[SYS S]<1:user>a<assistant turn 1>");
+    assert_eq!(s.text(), "<s>[SYS S]<1:user>a");
+    assert_eq!(
+        s.push(json!({"role": "assistant", "content": "b"}))
+            .unwrap(),
+        "<2:assistant>b"
+    );
+    assert_eq!(
+        s.push(json!({"role": "user", "content": "c"})).unwrap(),
+        "<3:user>c"
+    );
+    assert_eq!(s.tail().unwrap(), "<assistant turn 2>");
+    assert!(s.is_incremental());
+    assert_eq!(s.len(), 4);
+    // A fork goes its own way.
+    let mut fork = s.clone();
+    fork.push(json!({"role": "assistant", "content": "d"}))
+        .unwrap();
+    assert_eq!(s.len(), 4);
+    assert_eq!(
+        fork.text(),
+        "<s>[SYS S]<1:user>a<2:assistant>b<3:user>c<4:assistant>d"
+    );
+}
+
+#[test]
+fn errors_match_the_full_render_and_name_the_message() {
+    let source = "{% for m in messages %}{% if m.role == 'tool' %}{{ raise_exception('no tools here') }}{% endif %}{{ m.content }}{% endfor %}{% if messages[0].role != 'user' %}{{ raise_exception('start with a user') }}{% endif %}";
+    let t = Template::new(source).unwrap();
+    let inc = Incremental::new(&t);
+    assert!(inc.stability().is_stable());
+    let mut s = inc.session(&json!({})).unwrap();
+    // An error after the loop: the message stays, the prompt is the error.
+    let e = s
+        .push(json!({"role": "assistant", "content": "x"}))
+        .unwrap_err();
+    assert!(e.to_string().contains("start with a user"), "{e}");
+    assert_eq!(
+        s.prompt().unwrap_err(),
+        render_request(
+            &t,
+            &json!({"messages": [{"role": "assistant", "content": "x"}]})
+        )
+        .unwrap_err()
+    );
+    // An error in the loop body, on the message pushed.
+    let mut s = inc
+        .session(&json!({"messages": [{"role": "user", "content": "u"}]}))
+        .unwrap();
+    let e = s.push(json!({"role": "tool", "content": "r"})).unwrap_err();
+    assert!(e.to_string().contains("no tools here"), "{e}");
+    assert!(s.push(json!({"role": "user", "content": "again"})).is_err());
+    // Bad input is refused with the message's index, and the session is unchanged.
+    let mut s = inc
+        .session(&json!({"messages": [{"role": "user", "content": "u"}]}))
+        .unwrap();
+    let e = s.push(json!("not an object")).unwrap_err();
+    assert!(e.to_string().contains("message 1"), "{e}");
+    assert_eq!(s.len(), 1);
+    assert!(inc
+        .session(&json!({"continue_final_message": true}))
+        .unwrap_err()
+        .to_string()
+        .contains("continue_final_message"));
 }

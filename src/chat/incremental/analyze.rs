@@ -144,14 +144,21 @@ pub(crate) fn analyze(prog: &Program) -> Result<Plan, Refusal> {
                             pc + 3,
                         )
                     }
-                    _ => return Err((Reason::ReadsMessages(describe(code, pc + 1)), at(pc))),
+                    _ => return Err((Reason::ReadsMessages(describe(prog, code, pc + 1)), at(pc))),
                 },
                 _ => (lo, hi, pc + 1),
+            };
+            // The end of an inline if's branch jumps to the consumer.
+            let next = match code.get(next) {
+                Some(Instr::Jump(t)) if (*t as usize) > next => *t as usize,
+                _ => next,
             };
             let mut exists = false;
             match code.get(next) {
                 Some(Instr::IterInit(slot)) if root && *slot != NONE16 => loops.push(next),
-                Some(Instr::IterInit(_)) => return Err((Reason::FilteredLoop, at(next))),
+                Some(Instr::IterInit(_) | Instr::CollectStart) => {
+                    return Err((Reason::FilteredLoop, at(next)))
+                }
                 Some(Instr::Store(t)) if root => {
                     match aliases.iter_mut().find(|a| a.0 == *t && a.1 == next) {
                         Some(a) if a.2 <= lo && a.3 >= hi => {}
@@ -195,7 +202,7 @@ pub(crate) fn analyze(prog: &Program) -> Result<Plan, Refusal> {
                 {
                     lookbacks.push((pc, *slot));
                 }
-                _ => return Err((Reason::ReadsMessages(describe(code, next)), at(next))),
+                _ => return Err((Reason::ReadsMessages(describe(prog, code, next)), at(next))),
             }
             if exists {
                 if hi >= UNBOUNDED {
@@ -384,16 +391,25 @@ fn is_int(prog: &Program, c: u32, want: i64) -> bool {
 }
 
 /// What a read of the messages followed by `code[pc]` is, in words.
-fn describe(code: &[Instr], pc: usize) -> &'static str {
-    match (code.get(pc), code.get(pc + 1)) {
+fn describe(prog: &Program, code: &[Instr], pc: usize) -> &'static str {
+    let window = code.get(pc..(pc + 4).min(code.len())).unwrap_or(&[]);
+    let end = window
+        .iter()
+        .position(|i| matches!(i, Instr::Item | Instr::Slice(_)))
+        .map_or(window, |e| &window[..=e]);
+    let negative = end.iter().any(|i| match i {
+        Instr::Neg => true,
+        Instr::Const(c) => const_int(prog, *c).is_some_and(|k| k < 0),
+        _ => false,
+    });
+    match (window.first(), end.last()) {
         (Some(Instr::Filter { .. }), _) => "a filter of the messages (length, last, map, ...)",
-        (Some(Instr::Const(_)), Some(Instr::Item)) => "a message at an index other than 0",
-        (Some(Instr::Neg), _) | (Some(Instr::Const(_)), Some(Instr::Neg)) => {
-            "a message counted from the end"
+        (_, Some(Instr::Slice(_))) => "a slice of the messages with a stop or a step (reversal)",
+        (_, Some(Instr::Item)) if end.iter().any(|i| matches!(i, Instr::LoopAttr(..))) => {
+            "a message by the loop's index (a look-ahead, or a look-back without a loop.first guard)"
         }
-        (Some(Instr::Slice(_)), _) | (Some(Instr::Const(_)), Some(Instr::Slice(_))) => {
-            "a slice of the messages with a stop or a step (reversal)"
-        }
+        (_, Some(Instr::Item)) if negative => "a message counted from the end",
+        (_, Some(Instr::Item)) => "a message at an index other than 0",
         (Some(Instr::Call { .. } | Instr::CallMethod { .. } | Instr::CallSplat { .. }), _) => {
             "the messages passed to a call"
         }
