@@ -1,5 +1,6 @@
 //! The cost of the next turn: one message pushed onto a conversation of 1, 10, 100 and
-//! 1,000 prior messages, through an incremental session (`chat::incremental::Session::push`:
+//! 1,000 prior messages (up to 7 more: pushes are measured 8 in a row), through an
+//! incremental session (`chat::incremental::Session::push`:
 //! the new message's text and the generation prompt) and through a full render of the whole
 //! conversation (`chat::render_request`). On a stable template the first is flat in the
 //! conversation's length; the second grows with it.
@@ -74,15 +75,18 @@ fn bench(c: &mut Criterion, label: &str, t: &Template) {
         after.push(next.clone()).expect("renders");
         let full = chatcodec::chat::render_request(t, &request(n + 1)).expect("renders");
         assert_eq!(after.prompt().expect("renders"), full, "{label} at {n}");
-        // Each push starts from the same n-message session: a working session is made a
-        // copy of it (reusing its buffers, untimed), then only the push is timed.
+        // Consecutive pushes, as a server makes them: from a copy of the n-message session
+        // (made untimed, reusing buffers), 8 messages are pushed one after the other and
+        // each push is timed; then the copy starts again from n messages.
         group.bench_function(BenchmarkId::new("incremental", n), |b| {
             b.iter_custom(|iters| {
                 let mut work = base.clone();
                 let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    work.clone_from(&base);
-                    let m = next.clone();
+                for i in 0..iters as usize {
+                    if i % 8 == 0 {
+                        work.clone_from(&base);
+                    }
+                    let m = message(n + i % 8);
                     let start = Instant::now();
                     black_box(work.push(m).map(str::len).ok());
                     black_box(work.tail().map(str::len).ok());
