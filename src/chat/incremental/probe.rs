@@ -77,6 +77,9 @@ pub(super) fn probe(inc: &Incremental<'_>) -> Result<(), Reason> {
             .unwrap_or_default();
         let mut base = obj.clone();
         base.remove("messages");
+        // Special tokens, so that templates which need them render (and can differ).
+        base.insert("bos_token".into(), Json::from("<s>"));
+        base.insert("eos_token".into(), Json::from("</s>"));
         let mismatch = Reason::ProbeMismatch {
             probe: name,
             messages: 0,
