@@ -16,6 +16,7 @@ pub mod caps;
 mod family;
 pub mod media;
 pub mod polyfill;
+pub mod incremental;
 pub mod prompt;
 mod request;
 mod template;
@@ -28,7 +29,7 @@ pub use request::{
 };
 pub use template::ChatTemplate;
 
-const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "thinking", "reasoning"];
+pub(crate) const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "thinking", "reasoning"];
 const CONTINUE_TAG: &str = "CONTINUE_FINAL_MESSAGE_TAG ";
 
 /// Request keys that are arguments of `render_jinja_template` rather than template variables.
@@ -77,6 +78,8 @@ pub(crate) struct Extra<'e> {
     pub drop_none: bool,
     /// Limits in place of the template's own (capability probes run on a small budget).
     pub limits: Option<&'e crate::template::Limits>,
+    /// The time `strftime_now` reads, instead of the template's clock.
+    pub now: Option<crate::clock::DateTime>,
 }
 
 /// [`render_request_spans`] with `apply_chat_template`'s additions.
@@ -103,6 +106,44 @@ pub(crate) fn render_impl(
             ));
         }
     }
+    check_fields(req)?;
+    let cont = match req.get("continue_final_message") {
+        None | Some(serde_json::Value::Null) | Some(serde_json::Value::Bool(false)) => None,
+        Some(serde_json::Value::Bool(true)) => Some("content"),
+        Some(serde_json::Value::String(s)) => Some(s.as_str()),
+        Some(_) => {
+            return Err(err!(
+                Input,
+                "field 'continue_final_message' must be a bool or a field name"
+            ))
+        }
+    };
+    let start = out.len();
+    let prog = &template.program;
+    let mut final_text = None;
+    let limits = extra.limits.unwrap_or(&template.options.limits);
+    let spans = crate::vm::with_arena(|arena| {
+        let now = extra.now.unwrap_or_else(|| template.options.clock.now());
+        let ctx = Ctx::new(arena, now, limits.max_output);
+        let (msgs, final_message) = match messages_value {
+            Some(v) => build_messages(&ctx, v, messages, cont, extra.drop_none, &prog.source)?,
+            None => (Value::None, None),
+        };
+        final_text = final_message;
+        let globals = crate::vm::resolve_globals(prog, &ctx, |name| match name {
+            "messages" => Some(msgs),
+            _ => request_global(req, extra.kwargs, &ctx, name),
+        });
+        crate::vm::run(prog, &ctx, &globals, out, limits)
+    })?;
+    if let Some(final_text) = final_text {
+        cut_after_final_message(out, start, &final_text)?;
+    }
+    Ok(spans)
+}
+
+/// The checks of `tools` and `documents` transformers makes before rendering.
+pub(crate) fn check_fields(req: &serde_json::Map<String, serde_json::Value>) -> Result<(), Error> {
     if let Some(tools) = req.get("tools").filter(|t| !t.is_null()) {
         let ok = tools
             .as_array()
@@ -125,50 +166,33 @@ pub(crate) fn render_impl(
             ));
         }
     }
-    let cont = match req.get("continue_final_message") {
-        None | Some(serde_json::Value::Null) | Some(serde_json::Value::Bool(false)) => None,
-        Some(serde_json::Value::Bool(true)) => Some("content"),
-        Some(serde_json::Value::String(s)) => Some(s.as_str()),
-        Some(_) => {
-            return Err(err!(
-                Input,
-                "field 'continue_final_message' must be a bool or a field name"
-            ))
-        }
-    };
-    let start = out.len();
-    let prog = &template.program;
-    let limits = extra.limits.unwrap_or(&template.options.limits);
-    let mut final_text = None;
-    let spans = crate::vm::with_arena(|arena| {
-        let ctx = Ctx::new(arena, template.options.clock.now(), limits.max_output);
-        let (msgs, final_message) = match messages_value {
-            Some(v) => build_messages(&ctx, v, messages, cont, extra.drop_none, &prog.source)?,
-            None => (Value::None, None),
-        };
-        final_text = final_message;
-        let globals = crate::vm::resolve_globals(prog, &ctx, |name| match name {
-            "messages" => Some(msgs),
-            "tools" | "documents" => Some(
-                req.get(name)
-                    .map_or(Value::None, |v| Value::from_json_in(v, &ctx)),
-            ),
-            "add_generation_prompt" => Some(
-                req.get(name)
-                    .map_or(Value::Bool(false), |v| Value::from_json_in(v, &ctx)),
-            ),
-            _ if CONSUMED.contains(&name) => None,
-            _ => req
-                .get(name)
-                .or_else(|| extra.kwargs.and_then(|k| k.get(name)))
-                .map(|v| Value::from_json_in(v, &ctx)),
-        });
-        crate::vm::run(prog, &ctx, &globals, out, limits)
-    })?;
-    if let Some(final_text) = final_text {
-        cut_after_final_message(out, start, &final_text)?;
+    Ok(())
+}
+
+/// The value of template variable `name` (other than `messages`) in a request: `tools` and
+/// `documents` default to `None`, `add_generation_prompt` to `False`, arguments of
+/// `render_jinja_template` are not variables, other keys are kwargs (then `kwargs`).
+pub(crate) fn request_global<'a>(
+    req: &'a serde_json::Map<String, serde_json::Value>,
+    kwargs: Option<&'a serde_json::Map<String, serde_json::Value>>,
+    ctx: &Ctx<'a>,
+    name: &str,
+) -> Option<Value<'a>> {
+    match name {
+        "tools" | "documents" => Some(
+            req.get(name)
+                .map_or(Value::None, |v| Value::from_json_in(v, ctx)),
+        ),
+        "add_generation_prompt" => Some(
+            req.get(name)
+                .map_or(Value::Bool(false), |v| Value::from_json_in(v, ctx)),
+        ),
+        _ if CONSUMED.contains(&name) => None,
+        _ => req
+            .get(name)
+            .or_else(|| kwargs.and_then(|k| k.get(name)))
+            .map(|v| Value::from_json_in(v, ctx)),
     }
-    Ok(spans)
 }
 
 /// The `messages` value, and the text of the final message when continuing it.

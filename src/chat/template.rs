@@ -126,6 +126,7 @@ impl ChatTemplate {
             kwargs: Some(&self.special_tokens),
             drop_none: true,
             limits: None,
+            now: None,
         };
         let spans = render_impl(&self.template, request, &extra, out)?;
         Ok(if mask { spans } else { Vec::new() })

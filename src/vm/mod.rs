@@ -3,6 +3,7 @@
 //! in a per-thread arena that is reset, not freed, between renders.
 
 mod call;
+pub(crate) mod resume;
 mod run;
 
 use std::cell::Cell;

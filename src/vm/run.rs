@@ -11,6 +11,9 @@ use crate::value::{fmt, ops, Callable, Ctx, LoopState, VResult, Value};
 pub(super) struct LoopRun<'a> {
     pub(super) items: &'a [Value<'a>],
     pub(super) next: usize,
+    /// Iterations run before `items[0]` (a loop resumed from a checkpoint): `loop.index0`
+    /// is `base + next`.
+    pub(super) base: usize,
     pub(super) state: Option<&'a LoopState<'a>>,
 }
 
@@ -48,6 +51,10 @@ pub(super) struct Vm<'a, 'o> {
     pub(super) gen_open: Vec<usize>,
     pub(super) limits: &'o Limits,
     pub(super) out_start: usize,
+    /// The `Iter` instruction whose exhaustion records a checkpoint (`usize::MAX`: none).
+    pub(super) watch_pc: usize,
+    /// Where that checkpoint goes.
+    pub(super) watch: Option<&'o mut super::resume::Watch<'a>>,
 }
 
 /// Runs `prog`; returns the byte ranges of `out` produced inside `{% generation %}` blocks.
@@ -58,37 +65,60 @@ pub(crate) fn run<'a>(
     out: &mut String,
     limits: &Limits,
 ) -> Result<Vec<(usize, usize)>, Error> {
-    let out_start = out.len();
-    let mut vm = Vm {
-        prog,
-        ctx,
-        globals,
-        out,
-        stack: Vec::with_capacity(32),
-        slots: vec![Value::UNDEFINED; prog.root_slots as usize],
-        frames: vec![Frame {
+    let vm = Vm::new(prog, ctx, globals, out, limits);
+    vm.finish(0)
+}
+
+impl<'a, 'o> Vm<'a, 'o> {
+    /// A machine at the start of `prog`, appending to `out`.
+    pub(super) fn new(
+        prog: &'a Program,
+        ctx: &'o Ctx<'a>,
+        globals: &'o [Value<'a>],
+        out: &'o mut String,
+        limits: &'o Limits,
+    ) -> Vm<'a, 'o> {
+        let out_start = out.len();
+        Vm {
+            prog,
+            ctx,
+            globals,
+            out,
+            stack: Vec::with_capacity(32),
+            slots: vec![Value::UNDEFINED; prog.root_slots as usize],
+            frames: vec![Frame {
+                base: 0,
+                env: 0,
+                ret_pc: 0,
+                capture: 0,
+                bound: 0,
+                loops: 0,
+            }],
             base: 0,
-            env: 0,
-            ret_pc: 0,
-            capture: 0,
-            bound: 0,
-            loops: 0,
-        }],
-        base: 0,
-        loops: Vec::new(),
-        collects: Vec::new(),
-        captures: Vec::new(),
-        generation: Vec::new(),
-        gen_open: Vec::new(),
-        limits,
-        out_start,
-    };
-    let mut pc = 0usize;
-    match vm.exec(&mut pc) {
-        Ok(()) => Ok(vm.generation),
-        Err(e) => {
-            vm.out.truncate(out_start);
-            Err(e.with_offset(&prog.source, prog.offset_of(pc)))
+            loops: Vec::new(),
+            collects: Vec::new(),
+            captures: Vec::new(),
+            generation: Vec::new(),
+            gen_open: Vec::new(),
+            limits,
+            out_start,
+            watch_pc: usize::MAX,
+            watch: None,
+        }
+    }
+
+    /// Runs from instruction `pc` to the end; on error, the output is cut back to where this
+    /// machine started and the error gets its source location.
+    pub(super) fn finish(mut self, pc: usize) -> Result<Vec<(usize, usize)>, Error> {
+        let mut pc = pc;
+        match self.exec(&mut pc) {
+            Ok(()) => Ok(self.generation),
+            Err(e) => {
+                // A watched render keeps what it produced up to its checkpoint.
+                let keep = self.watch.as_ref().and_then(|w| w.out_at);
+                self.out.truncate(keep.unwrap_or(self.out_start));
+                Err(e.with_offset(&self.prog.source, self.prog.offset_of(pc)))
+            }
         }
     }
 }
@@ -491,6 +521,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                     self.loops.push(LoopRun {
                         items,
                         next: 0,
+                        base: 0,
                         state,
                     });
                 }
@@ -501,17 +532,22 @@ impl<'a, 'o> Vm<'a, 'o> {
                     match lp.items.get(lp.next) {
                         Some(&item) => {
                             if let Some(st) = lp.state {
-                                st.index0.set(lp.next);
+                                st.index0.set(lp.base + lp.next);
                             }
                             lp.next += 1;
                             self.push(item);
                         }
-                        None => ip = t as usize,
+                        None => {
+                            if ip - 1 == self.watch_pc {
+                                self.checkpoint(ip - 1);
+                            }
+                            ip = t as usize;
+                        }
                     }
                 }
                 Instr::LoopEnd(t) => {
                     if let Some(lp) = self.loops.pop() {
-                        if lp.next > 0 {
+                        if lp.base + lp.next > 0 {
                             ip = t as usize;
                         }
                     }

@@ -124,6 +124,7 @@ impl<'t> Prober<'t> {
             kwargs: self.kwargs,
             drop_none: self.drop_none,
             limits: Some(&self.limits),
+            now: None,
         };
         let mut out = String::new();
         match render_impl(self.template, &req, &ex, &mut out) {
