@@ -133,6 +133,12 @@ pub enum CallSyntax {
         /// How values are written.
         values: ValueTyping,
     },
+    /// One JSON object per call with the function name as its only key:
+    /// `{"NAME": {...}}` (Apertus). When `list` is true the calls form a JSON array.
+    JsonNameKey {
+        /// Calls are elements of one JSON array.
+        list: bool,
+    },
     /// Python call syntax: `NAME(k="v", n=1)`; when `list` is true the calls are written as a
     /// Python list `[f(a=1), g(b=2)]`.
     Pythonic {

@@ -1,5 +1,6 @@
 //! The `chatcodec` command line: render prompts, parse model output.
 
+mod analyze;
 mod parse;
 mod progress;
 mod render;
@@ -21,6 +22,8 @@ enum Command {
     Render(render::Args),
     /// Parse model output (stdin) into an assistant message or a stream of deltas.
     Parse(parse::Args),
+    /// Derive a template's output format (markers, call syntax) as FormatSpec JSON.
+    Analyze(analyze::Args),
     /// Show which chat templates, special tokens and family a model folder or GGUF file has.
     Show(show::Args),
 }
@@ -31,6 +34,7 @@ fn main() {
         Command::Render(args) => render::run(args),
         Command::Parse(args) => parse::run(args),
         Command::Show(args) => show::run(args),
+        Command::Analyze(args) => analyze::run(args),
     };
     std::process::exit(code);
 }

@@ -3,7 +3,8 @@
 
 use super::peg::{self, Program};
 use crate::{Error, ErrorKind};
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 mod table;
 
@@ -37,12 +38,18 @@ fn compiled(i: usize) -> &'static Result<Program, String> {
     })
 }
 
-/// An output format, chosen by name (see [`Format::names`]).
+/// An output format, chosen by name (see [`Format::names`]) or built from a
+/// [`FormatSpec`](super::FormatSpec) (see [`Format::from_spec`]).
 #[derive(Clone, Copy)]
 pub struct Format {
-    index: usize,
+    name: &'static str,
     program: &'static Program,
 }
+
+/// Programs compiled from derived grammars, by grammar text and parameters. A program lives
+/// as long as the process (the machine borrows it for `'static`); interning bounds the memory
+/// to one program per distinct derived grammar.
+static DERIVED: OnceLock<Mutex<HashMap<String, &'static Program>>> = OnceLock::new();
 
 impl std::fmt::Debug for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -60,7 +67,10 @@ impl Format {
             )
         })?;
         match compiled(index) {
-            Ok(program) => Ok(Format { index, program }),
+            Ok(program) => Ok(Format {
+                name: SPECS[index].name,
+                program,
+            }),
             Err(e) => Err(Error::new(ErrorKind::Input, e.clone())),
         }
     }
@@ -70,9 +80,38 @@ impl Format {
         SPECS.iter().map(|s| (s.name, s.about))
     }
 
-    /// This format's name.
+    /// This format's name (`derived` for a format built from a spec).
     pub fn name(&self) -> &'static str {
-        SPECS[self.index].name
+        self.name
+    }
+
+    /// A format compiled from grammar text (appended to `common.peg`) and its parameters,
+    /// named `name`; the same grammar is compiled once per process.
+    pub(crate) fn from_grammar(
+        name: &'static str,
+        grammar: &str,
+        params: &[(&str, &str)],
+    ) -> Result<Format, Error> {
+        let mut key = String::from(grammar);
+        for (k, v) in params {
+            key.push('\0');
+            key.push_str(k);
+            key.push('\0');
+            key.push_str(v);
+        }
+        let cache = DERIVED.get_or_init(|| Mutex::new(HashMap::new()));
+        let mut map = cache
+            .lock()
+            .map_err(|_| Error::new(ErrorKind::Input, "derived format cache poisoned"))?;
+        if let Some(program) = map.get(&key) {
+            return Ok(Format { name, program });
+        }
+        let src = format!("{COMMON}\n{grammar}");
+        let program = peg::build(&src, params, ENTRIES)
+            .map_err(|e| Error::new(ErrorKind::Input, format!("derived grammar: {e}")))?;
+        let program: &'static Program = Box::leak(Box::new(program));
+        map.insert(key, program);
+        Ok(Format { name, program })
     }
 
     pub(crate) fn program(&self) -> &'static Program {
