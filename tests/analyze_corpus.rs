@@ -33,6 +33,10 @@ const QUIRKS: &[(&str, &str)] = &[
         "writes string arguments unquoted (location=Lyon, France)",
     ),
     (
+        "ServiceNow-AI-Apriel-1.5-15b-Thinker.jinja",
+        "writes object arguments in Python repr ({'location': 'Lyon, France', 'hourly': True})",
+    ),
+    (
         "vllm-tool_chat_template_gemma3_pythonic.jinja",
         "writes no comma between keyword arguments (location=\"Lyon, France\"unit=...)",
     ),
@@ -207,39 +211,28 @@ fn corpus_analysis() {
         }
         // The fullest turn the template accepts: reasoning and content with the calls, else
         // without one of them (some templates refuse content next to calls).
-        let mut rendered = None;
-        'find: for parts in [
-            (REASONING, CONTENT),
-            (REASONING, ""),
-            ("", CONTENT),
-            ("", ""),
-        ] {
-            for (n, sa, k) in [
-                (2, false, false),
-                (2, true, false),
-                (2, false, true),
-                (1, false, false),
-                (1, true, false),
-                (1, false, true),
-            ] {
-                if let Some(x) = render_turn(&t, n, sa, k, parts) {
-                    rendered = Some((n, x, parts));
-                    break 'find;
-                }
-            }
-        }
-        let Some((n, text, parts)) = rendered else {
-            failures.push(format!(
-                "{file}: analysis found calls, the round-trip turn shows none"
-            ));
-            continue;
-        };
-        rt_total += 1;
         let end = match spec.tools.as_ref().and_then(|t| t.section.as_ref()) {
             Some(m) if m.open.is_empty() && !m.close.is_empty() => Some(m.close.as_str()),
             _ => spec.end_of_turn.as_deref(),
         };
-        let case = Case::from_render(&text, end, parts.0, parts.1, calls()[..n].to_vec());
+        let mut found = None;
+        'find: for parts in [(REASONING, CONTENT), (REASONING, ""), ("", CONTENT), ("", "")] {
+            for (n, sa, k) in [(2, false, false), (2, true, false), (2, false, true), (1, false, false), (1, true, false), (1, false, true)] {
+                let Some(x) = render_turn(&t, n, sa, k, parts) else { continue };
+                let case = Case::from_render(&x, end, parts.0, parts.1, calls()[..n].to_vec());
+                // A template that puts the calls in a second message after the end of
+                // turn: the model writes them in a turn of their own.
+                if case.calls.iter().all(|(name, _)| case.text.contains(name.as_str())) {
+                    found = Some(case);
+                    break 'find;
+                }
+            }
+        }
+        let Some(case) = found else {
+            failures.push(format!("{file}: analysis found calls, the round-trip turn shows none"));
+            continue;
+        };
+        rt_total += 1;
         if let Some((_, why)) = QUIRKS.iter().find(|(f, _)| f == file) {
             quirks.push(format!("{file}: {why}"));
             continue;

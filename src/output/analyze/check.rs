@@ -52,8 +52,11 @@ impl Case {
         if let Some(e) = eot.filter(|e| !e.is_empty()) {
             // The model stops at the first end of turn: a template that writes more after it
             // (a second message) shows what the model does not write in one turn.
-            if let Some(i) = t.find(e) {
-                t = &t[..i];
+            // (An end-of-turn marker the turn starts with separates it from the prompt.)
+            let lead = t.len() - t.trim_start().len();
+            let skip = if t[lead..].starts_with(e) { lead + e.len() } else { 0 };
+            if let Some(i) = t[skip..].find(e) {
+                t = &t[..skip + i];
             }
         }
         let t = t.trim_end();
@@ -179,9 +182,13 @@ pub(crate) fn name(spec: &FormatSpec, cases: &[Case]) -> Option<&'static str> {
             .params
             .iter()
             .filter(|(k, v)| *k != "scan" && !v.is_empty())
-            .map(|(_, v)| {
+            .map(|(k, v)| {
                 if cases.iter().any(|c| c.text.contains(v)) {
                     2
+                } else if k.starts_with("think") {
+                    // Templates often render no reasoning: an unseen reasoning marker says
+                    // nothing.
+                    0
                 } else {
                     -1
                 }

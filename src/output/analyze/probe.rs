@@ -176,19 +176,68 @@ impl Prober<'_> {
 /// differently when an answer follows (tool lists placed before it) are cut after that user
 /// text and the rest of the prompt's tail.
 pub fn assistant_part<'a>(prompt: &str, full: &'a str, user: &str) -> &'a str {
-    let n = split_point(prompt, full);
-    let (Some(pu), Some(fu)) = (prompt.rfind(user), full.rfind(user)) else {
-        return &full[n..];
-    };
-    if n >= fu + user.len() {
-        return &full[n..];
+    let mut n = split_point(prompt, full);
+    let (pu, fu) = (prompt.rfind(user), full.rfind(user));
+    let mut pn = n;
+    if let (Some(pu), Some(fu)) = (pu, fu) {
+        if n < fu + user.len() {
+            // The prompt's text after the user turn (its end-of-turn and the assistant
+            // header), as far as the conversation repeats it.
+            let ptail = &prompt[pu + user.len()..];
+            let ftail = &full[fu + user.len()..];
+            let k = split_point(ptail, ftail);
+            n = fu + user.len() + k;
+            pn = pu + user.len() + k;
+        }
     }
-    // The prompt's text after the user turn (its end-of-turn and the assistant header), as
-    // far as the conversation repeats it.
-    let ptail = &prompt[pu + user.len()..];
-    let ftail = &full[fu + user.len()..];
-    let k = split_point(ptail, ftail);
-    &ftail[k..]
+    // Whitespace the prompt has and the conversation does not (`\n<|header_start|>`).
+    for _ in 0..4 {
+        let (pt, ft) = (&prompt[pn.min(prompt.len())..], &full[n..]);
+        let ws = pt.len() - pt.trim_start().len();
+        if ws == 0 || ft.starts_with(|c: char| c.is_whitespace()) {
+            break;
+        }
+        let k = split_point(&pt[ws..], ft);
+        if k == 0 {
+            break;
+        }
+        n += k;
+        pn += ws + k;
+    }
+    strip_role_header(full, n, user)
+}
+
+/// The assistant turn without its role header, when the prompt did not write it (a template
+/// whose generation prompt is broken): the user turn's header with the role renamed.
+fn strip_role_header<'a>(full: &'a str, n: usize, user: &str) -> &'a str {
+    let part = &full[n..];
+    let Some(fu) = full[..n].rfind(user) else {
+        return part;
+    };
+    let head = &full[..fu];
+    for (u, a) in [("user", "assistant"), ("User", "Assistant"), ("USER", "ASSISTANT")] {
+        let Some(ui) = head.rfind(u) else { continue };
+        let Some(hs) = head[..ui].rfind(['<', '[']) else {
+            continue;
+        };
+        let header = head[hs..].replace(u, a);
+        let h = header.trim_end();
+        let mut from = n.saturating_sub(h.len());
+        while !full.is_char_boundary(from) {
+            from -= 1;
+        }
+        if h.is_empty() {
+            break;
+        }
+        if let Some(i) = full[from..].find(h) {
+            let end = from + i + h.len();
+            if from + i <= n && end >= n {
+                return full[end..].trim_start_matches([' ', '\n']);
+            }
+        }
+        break;
+    }
+    part
 }
 
 /// The length of the common prefix of the prompt and the full conversation, backed off so it

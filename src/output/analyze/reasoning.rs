@@ -52,19 +52,43 @@ pub(crate) fn analyze(p: &Prober<'_>) -> Option<Found> {
                 .push("reasoning renders only with enable_thinking=true".into());
         }
     }
+    // Reasoning shown only in turns with tool calls.
+    if !with.as_ref().is_some_and(|r| r.assistant.contains(REASONING)) {
+        let t = Turn {
+            reasoning: Some(REASONING.to_string()),
+            content: Some(String::new()),
+            calls: vec![super::tools::probe_calls().remove(0)],
+            ..Turn::default()
+        };
+        for kw in [vec![], f.kwargs.clone(), vec![("enable_thinking", Value::Bool(true))]] {
+            let alt = p.assistant(&t, &kw);
+            if alt.as_ref().is_some_and(|r| r.assistant.contains(REASONING)) {
+                with = alt;
+                f.notes
+                    .push("reasoning is rendered only in turns with tool calls".into());
+                if !kw.is_empty() {
+                    f.kwargs = kw;
+                }
+                break;
+            }
+        }
+    }
     let mut content_open = String::new();
     let mut close_marker = None;
     if let Some(r) = with.as_ref().filter(|r| r.assistant.contains(REASONING)) {
         let t = &r.assistant;
         let pr = t.find(REASONING).unwrap_or(0);
         let after = pr + REASONING.len();
-        let pc = t[after..].find(CONTENT).map(|i| i + after);
+        let pc = t[after..]
+            .find(CONTENT)
+            .or_else(|| t[after..].find("get_weather"))
+            .map(|i| i + after);
         let mid = &t[after..pc.unwrap_or(t.len())];
         if let Some((s, e)) = first_marker(mid).filter(|_| !mid.trim().is_empty()) {
             let close = mid[s..e].to_string();
             content_open = mid[e..].trim().to_string();
             let before = t[..pr].trim();
-            let prompt_open = last_marker(&r.prompt).map(str::to_string);
+            let prompt_open = prompt_marker(&r.prompt);
             let (mode, open) = if !before.is_empty() {
                 (ReasoningMode::Tag, before.to_string())
             } else if let Some(open) = prompt_open {
@@ -200,4 +224,16 @@ fn thinking_notes(p: &Prober<'_>, m: &Markers, notes: &mut Vec<String>) {
             ));
         }
     }
+}
+
+/// The marker the prompt ends with: a `<…>` or `[…]` token, or a short text after the last
+/// marker start (`<|channel>thought`).
+fn prompt_marker(prompt: &str) -> Option<String> {
+    if let Some(m) = last_marker(prompt) {
+        return Some(m.to_string());
+    }
+    let t = prompt.trim_end();
+    let i = t.rfind(['<', '['])?;
+    let m = &t[i..];
+    (m.len() <= 40 && !m.contains('\n')).then(|| m.to_string())
 }
