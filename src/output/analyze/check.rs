@@ -54,7 +54,11 @@ impl Case {
             // (a second message) shows what the model does not write in one turn.
             // (An end-of-turn marker the turn starts with separates it from the prompt.)
             let lead = t.len() - t.trim_start().len();
-            let skip = if t[lead..].starts_with(e) { lead + e.len() } else { 0 };
+            let skip = if t[lead..].starts_with(e) {
+                lead + e.len()
+            } else {
+                0
+            };
             if let Some(i) = t[skip..].find(e) {
                 t = &t[..skip + i];
             }

@@ -190,19 +190,22 @@ pub fn assistant_part<'a>(prompt: &str, full: &'a str, user: &str) -> &'a str {
             pn = pu + user.len() + k;
         }
     }
-    // Whitespace the prompt has and the conversation does not (`\n<|header_start|>`).
-    for _ in 0..4 {
+    // Whitespace one has and the other does not (`\n<|header_start|>`, `\n  <|im_start|>`).
+    for _ in 0..8 {
         let (pt, ft) = (&prompt[pn.min(prompt.len())..], &full[n..]);
-        let ws = pt.len() - pt.trim_start().len();
-        if ws == 0 || ft.starts_with(|c: char| c.is_whitespace()) {
+        let (pw, fw) = (
+            pt.len() - pt.trim_start().len(),
+            ft.len() - ft.trim_start().len(),
+        );
+        if pw == 0 && fw == 0 {
             break;
         }
-        let k = split_point(&pt[ws..], ft);
+        let k = split_point(&pt[pw..], &ft[fw..]);
         if k == 0 {
             break;
         }
-        n += k;
-        pn += ws + k;
+        n += fw + k;
+        pn += pw + k;
     }
     strip_role_header(full, n, user)
 }
@@ -215,7 +218,11 @@ fn strip_role_header<'a>(full: &'a str, n: usize, user: &str) -> &'a str {
         return part;
     };
     let head = &full[..fu];
-    for (u, a) in [("user", "assistant"), ("User", "Assistant"), ("USER", "ASSISTANT")] {
+    for (u, a) in [
+        ("user", "assistant"),
+        ("User", "Assistant"),
+        ("USER", "ASSISTANT"),
+    ] {
         let Some(ui) = head.rfind(u) else { continue };
         let Some(hs) = head[..ui].rfind(['<', '[']) else {
             continue;

@@ -53,16 +53,26 @@ pub(crate) fn analyze(p: &Prober<'_>) -> Option<Found> {
         }
     }
     // Reasoning shown only in turns with tool calls.
-    if !with.as_ref().is_some_and(|r| r.assistant.contains(REASONING)) {
+    if !with
+        .as_ref()
+        .is_some_and(|r| r.assistant.contains(REASONING))
+    {
         let t = Turn {
             reasoning: Some(REASONING.to_string()),
             content: Some(String::new()),
             calls: vec![super::tools::probe_calls().remove(0)],
             ..Turn::default()
         };
-        for kw in [vec![], f.kwargs.clone(), vec![("enable_thinking", Value::Bool(true))]] {
+        for kw in [
+            vec![],
+            f.kwargs.clone(),
+            vec![("enable_thinking", Value::Bool(true))],
+        ] {
             let alt = p.assistant(&t, &kw);
-            if alt.as_ref().is_some_and(|r| r.assistant.contains(REASONING)) {
+            if alt
+                .as_ref()
+                .is_some_and(|r| r.assistant.contains(REASONING))
+            {
                 with = alt;
                 f.notes
                     .push("reasoning is rendered only in turns with tool calls".into());

@@ -157,3 +157,17 @@ mod tests {
         assert_eq!(common_suffix("ab日", "b日"), "b日".len());
     }
 }
+
+/// `n` reduced so that the last `n` bytes of `s` start at a marker (`<`, `[`), after
+/// leading whitespace, when `s` has one there: a common suffix must not start inside a tag.
+pub(crate) fn suffix_at_marker(s: &str, n: usize) -> usize {
+    let tail = &s[s.len() - n..];
+    let t = tail.trim_start();
+    if t.is_empty() || t.starts_with(['<', '[']) {
+        return n;
+    }
+    match tail.find(['<', '[']) {
+        Some(i) => n - i,
+        None => n,
+    }
+}

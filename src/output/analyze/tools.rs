@@ -4,6 +4,7 @@
 use super::probe::{call_id, Call, IdStyle, Prober, Turn, CONTENT};
 use super::text::{
     common_prefix, common_suffix, first_marker, group_end, json_at, same_json, split_tail,
+    suffix_at_marker,
 };
 use crate::output::spec::{CallSyntax, IdSpec, Markers, ToolCallSpec, ValueTyping};
 use serde_json::{json, Value};
@@ -155,7 +156,7 @@ fn decompose(reg: &str, shape: &Shape, parallel: bool, notes: &mut Vec<String>) 
                 }
             }
         }
-        let h = common_suffix(pre, &between[z..]);
+        let h = suffix_at_marker(pre, common_suffix(pre, &between[z..]));
         head = pre[pre.len() - h..].to_string();
         tail = between[..z].to_string();
         sep = between[z..between.len() - h].to_string();
@@ -522,7 +523,7 @@ fn xml_params(reg: &str, calls: &[Call]) -> Option<Shape> {
     let k2 = reg[v1e..].find("days")? + v1e;
     let a = &reg[ne..k1];
     let b = &reg[v1e..k2];
-    let cs = common_suffix(a, b);
+    let cs = suffix_at_marker(b, common_suffix(a, b));
     let param_prefix = b[b.len() - cs..].trim_start().to_string();
     let name_suffix = a[..a.len() - cs].trim().to_string();
     let param_suffix = b[..b.len() - cs].trim_end().to_string();
