@@ -8,8 +8,13 @@ use std::io::{Read, Write};
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The output format, by name (see --list-formats).
-    #[arg(long, required_unless_present = "list_formats")]
+    #[arg(long, required_unless_present_any = ["list_formats", "template", "model", "gguf"])]
     format: Option<String>,
+    /// Derive the format from a chat template (--template, --model or --gguf) instead of
+    /// naming it: the hand-written format the analysis names, else a parser built from the
+    /// derived spec. The spec's reasoning mode is the default.
+    #[command(flatten)]
+    source: crate::analyze::Source,
     /// The prompt already opened the reasoning block (e.g. ends with `<think>`).
     #[arg(long)]
     forced_open: bool,
@@ -43,8 +48,25 @@ pub(crate) fn run(args: Args) -> i32 {
         }
         return 0;
     }
-    let name = args.format.unwrap_or_default();
-    let format = match Format::by_name(&name) {
+    let mut spec_reasoning = None;
+    let format = if args.format.is_none() && args.source.given() {
+        let spec = match args.source.load() {
+            Ok(t) => chatcodec::output::analyze::analyze(&t),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        };
+        spec_reasoning = match spec.reasoning.mode {
+            chatcodec::output::ReasoningMode::ForcedOpen => Some(Reasoning::ForcedOpen),
+            chatcodec::output::ReasoningMode::ForcedClosed => Some(Reasoning::ForcedClosed),
+            _ => None,
+        };
+        Format::for_spec(&spec)
+    } else {
+        Format::by_name(&args.format.unwrap_or_default())
+    };
+    let format = match format {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: {e}");
@@ -71,7 +93,7 @@ pub(crate) fn run(args: Args) -> i32 {
     } else if args.forced_closed {
         Reasoning::ForcedClosed
     } else {
-        Reasoning::Auto
+        spec_reasoning.unwrap_or(Reasoning::Auto)
     };
     let mut parser = StreamParser::with_options(
         &format,

@@ -77,14 +77,15 @@ pub(crate) fn grammar(spec: &FormatSpec) -> Result<String, String> {
         )
         .ok();
     }
+    // Markers first: a content marker may start like the call trigger (`>>>all`, `>>>`).
     let mut alts = Vec::new();
-    if calls.is_some() {
-        alts.push("calls".to_string());
-    }
     for m in [close, text_open, text_close] {
         if !m.is_empty() {
             alts.push(format!("{} ws", lit(m)));
         }
+    }
+    if calls.is_some() {
+        alts.push("calls".to_string());
     }
     let content = if stops.iter().all(|s| s.is_empty()) {
         "&. ~ @content(. until(\"\\0\"))".to_string()
@@ -117,7 +118,7 @@ fn tools(t: &ToolCallSpec) -> Result<(String, String), String> {
         let tail = if call.1.is_empty() {
             String::new()
         } else {
-            format!(" ({} ws / !.)", lit(call.1))
+            format!(" ws ({} ws / !.)", lit(call.1))
         };
         format!("{} ~ ws {inner}{tail}", lit(call.0))
     } else {

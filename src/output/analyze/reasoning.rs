@@ -120,32 +120,35 @@ pub(crate) fn analyze(p: &Prober<'_>) -> Option<Found> {
                 .push("reasoning is rendered with no marker between it and the content".into());
             f.unsure = true;
         }
-    } else if let Some(open) = last_marker(&plain.prompt) {
-        // The history drops reasoning, but the generation prompt opens a block: check the
-        // guessed closing marker by rendering content that holds it (templates that cut the
-        // reasoning off at the marker show only the text after it).
-        if let Some(close) = closing_of(open) {
-            let probe = format!("{REASONING}{close}{CONTENT}");
-            let cut = p
-                .assistant(&turn(None, &probe), &[])
-                .is_some_and(|r| r.assistant.contains(CONTENT) && !r.assistant.contains(REASONING));
-            let named = open.to_lowercase().contains("think");
-            if !cut && named {
-                f.notes.push(format!(
-                    "the generation prompt ends with {open}; {close} is a guess the template does not confirm"
-                ));
-                f.unsure = true;
-            }
-            if cut || named {
-                close_marker = Some(close.clone());
-                f.reasoning = ReasoningSpec {
-                    mode: ReasoningMode::ForcedOpen,
-                    markers: Some(Markers {
-                        open: open.to_string(),
-                        close,
-                    }),
-                };
-            }
+    } else if let Some((open, close)) = prompt_block(p, &plain.prompt) {
+        // The history drops reasoning, but the generation prompt opens (or opens and closes)
+        // a block: check the guessed closing marker by rendering content that holds it
+        // (templates that cut the reasoning off at the marker show only the text after it).
+        let probe = format!("{REASONING}{close}{CONTENT}");
+        let cut = p
+            .assistant(&turn(None, &probe), &[])
+            .is_some_and(|r| r.assistant.contains(CONTENT) && !r.assistant.contains(REASONING));
+        let named = open.to_lowercase().contains("think");
+        if !cut && named {
+            f.notes.push(format!(
+                "the generation prompt ends with {open}; {close} is a guess the template does not confirm"
+            ));
+            f.unsure = true;
+        }
+        if cut || named {
+            let t = plain.prompt.trim_end();
+            let mode = if t.ends_with(open.as_str()) {
+                ReasoningMode::ForcedOpen
+            } else if t.ends_with(close.as_str()) {
+                ReasoningMode::ForcedClosed
+            } else {
+                ReasoningMode::Tag
+            };
+            close_marker = Some(close.clone());
+            f.reasoning = ReasoningSpec {
+                mode,
+                markers: Some(Markers { open, close }),
+            };
         }
     }
     // A generation prompt that writes an empty, closed block.
@@ -246,4 +249,24 @@ fn prompt_marker(prompt: &str) -> Option<String> {
     let i = t.rfind(['<', '['])?;
     let m = &t[i..];
     (m.len() <= 40 && !m.contains('\n')).then(|| m.to_string())
+}
+
+/// The reasoning markers a generation prompt writes, with thinking at its default or
+/// enabled: an opening marker it ends with (`<think>`), or an empty block (`<think></think>`).
+fn prompt_block(p: &Prober<'_>, prompt: &str) -> Option<(String, String)> {
+    let on = p.prompt(true, &[("enable_thinking", Value::Bool(true))]);
+    for t in [Some(prompt), on.as_deref()].into_iter().flatten() {
+        let Some(m) = last_marker(t) else { continue };
+        if let Some(close) = closing_of(m) {
+            return Some((m.to_string(), close));
+        }
+        // A closing marker right after its opening one.
+        let open = m.replacen("</", "<", 1).replacen("[/", "[", 1);
+        let before = t.trim_end();
+        let before = before[..before.len() - m.len()].trim_end();
+        if open != m && before.ends_with(open.as_str()) {
+            return Some((open, m.to_string()));
+        }
+    }
+    None
 }

@@ -32,7 +32,6 @@ pub(crate) struct Found {
 struct Unit {
     start: usize,
     end: usize,
-    name: (usize, usize),
 }
 
 /// The call syntax and the unit of each call.
@@ -309,9 +308,7 @@ fn json_objects(reg: &str, calls: &[Call], ids: IdStyle) -> Option<Shape> {
         }
         units.push(Unit {
             start,
-            end,
-            name: (n, n + c.name.len()),
-        });
+            end });
         cursor = end;
     }
     let (name_key, args_key, id_key) = keys?;
@@ -347,9 +344,7 @@ fn name_keys(reg: &str, calls: &[Call]) -> Option<Shape> {
         }
         units.push(Unit {
             start,
-            end,
-            name: (n + 1, n + 1 + c.name.len()),
-        });
+            end });
         cursor = end;
     }
     Some(Shape {
@@ -369,9 +364,7 @@ fn pythonic(reg: &str, calls: &[Call]) -> Option<Shape> {
         let end = group_end(reg, n + c.name.len())?;
         units.push(Unit {
             start: n,
-            end,
-            name: (n, n + c.name.len()),
-        });
+            end });
         cursor = end;
     }
     Some(Shape {
@@ -398,9 +391,7 @@ fn name_then_json(reg: &str, calls: &[Call], ids: IdStyle) -> Option<Shape> {
         mids.push(reg[ne..open].to_string());
         units.push(Unit {
             start: n,
-            end,
-            name: (n, ne),
-        });
+            end });
         cursor = end;
     }
     let mid = &mids[0];
@@ -475,9 +466,7 @@ fn key_value(reg: &str, calls: &[Call]) -> Option<Shape> {
         let end = group_end(reg, o).or_else(|| reg[o..].find('}').map(|i| o + i + 1))?;
         units.push(Unit {
             start: s,
-            end,
-            name: (s, s + c.name.len()),
-        });
+            end });
         cursor = end;
     }
     let close = open
@@ -554,9 +543,7 @@ fn xml_params(reg: &str, calls: &[Call]) -> Option<Shape> {
         };
         units.push(Unit {
             start: s,
-            end,
-            name: (s, s + c.name.len()),
-        });
+            end });
         cursor = end;
     }
     Some(Shape {
