@@ -31,11 +31,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
          splits them at <|sep|>",
     ),
     (
-        "deepseek-ai-DeepSeek-V3.2.jinja",
-        "the parameter header carries the value's type (string=\"true\"/\"false\"); the \
-         spec-built parser knows one header",
-    ),
-    (
         "muse-glimmer.jinja",
         "each call is a message of its own (<|start|>assistant to=NAME<|message|>…<|eom|>)",
     ),

@@ -3,11 +3,11 @@
 //! output gives a prefix of the final message, chunking does not matter, and no byte is lost.
 
 mod output_support;
+use chatcodec::output::parse_with;
 use chatcodec::output::{
     CallSyntax, Format, FormatSpec, IdSpec, Markers, Message, ReasoningMode, ReasoningSpec,
     ToolCallSpec, ValueTyping,
 };
-use chatcodec::output::parse_with;
 use output_support::{opts, prefix_message, stream};
 use proptest::prelude::*;
 
@@ -23,8 +23,16 @@ fn spec(tools: ToolCallSpec, think: bool, content: Option<Markers>) -> FormatSpe
         format: None,
         end_of_turn: None,
         reasoning: ReasoningSpec {
-            mode: if think { ReasoningMode::Tag } else { ReasoningMode::None },
-            markers: if think { m("<think>", "</think>") } else { None },
+            mode: if think {
+                ReasoningMode::Tag
+            } else {
+                ReasoningMode::None
+            },
+            markers: if think {
+                m("<think>", "</think>")
+            } else {
+                None
+            },
         },
         content,
         tools: Some(tools),
@@ -141,11 +149,40 @@ fn specs() -> Vec<FormatSpec> {
 }
 
 const MARKERS: &[&str] = &[
-    "<think>", "</think>", "<call>", "</call>", "[CALLS]", "[TOOL]", "[ID]", "[ARGS]",
-    "<calls>", "</calls>", "<fn name=\"f\">", "<arg name=\"k\">", "</arg>", "</fn>",
-    "<answer>", "</answer>", "<py>", "</py>", "[f(a=1)", ")]", "{\"name\": \"f\", \"arguments\": {",
-    "[{\"tool\": \"f\", \"params\": {", "[{\"f\": {", "}}", "}", "{", "\"", "[", "]", ",", ":",
-    "\n", "<", "\\",
+    "<think>",
+    "</think>",
+    "<call>",
+    "</call>",
+    "[CALLS]",
+    "[TOOL]",
+    "[ID]",
+    "[ARGS]",
+    "<calls>",
+    "</calls>",
+    "<fn name=\"f\">",
+    "<arg name=\"k\">",
+    "</arg>",
+    "</fn>",
+    "<answer>",
+    "</answer>",
+    "<py>",
+    "</py>",
+    "[f(a=1)",
+    ")]",
+    "{\"name\": \"f\", \"arguments\": {",
+    "[{\"tool\": \"f\", \"params\": {",
+    "[{\"f\": {",
+    "}}",
+    "}",
+    "{",
+    "\"",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\n",
+    "<",
+    "\\",
 ];
 const TEXT: &[&str] = &["é", "日", "🙂", "ß", "Ω", "  ", "x"];
 

@@ -81,18 +81,19 @@ impl Case {
 }
 
 /// The parser options a case is parsed with under `spec`: forced-open reasoning when the
-/// prompt opens the block and the turn closes it.
+/// turn closes a reasoning block it does not open.
 pub fn options_for(spec: &FormatSpec, text: &str) -> Options {
-    let forced =
-        spec.reasoning.mode == ReasoningMode::ForcedOpen
-            && spec
-                .reasoning
-                .markers
-                .as_ref()
-                .is_some_and(|m| !m.close.is_empty() && text.contains(m.close.trim()))
-            && !spec.reasoning.markers.as_ref().is_some_and(|m| {
-                !m.open.is_empty() && text.trim_start().starts_with(m.open.trim())
-            });
+    // The text starts inside the block when it closes one before opening one (the prompt,
+    // or the part of the conversation shared with it, opened it).
+    let forced = spec.reasoning.mode != ReasoningMode::None
+        && spec.reasoning.markers.as_ref().is_some_and(|m| {
+            let close = m.close.trim();
+            let open = m.open.trim();
+            !close.is_empty()
+                && text
+                    .find(close)
+                    .is_some_and(|c| open.is_empty() || text.find(open).is_none_or(|o| c < o))
+        });
     Options {
         reasoning: if forced {
             Reasoning::ForcedOpen

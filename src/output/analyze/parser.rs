@@ -77,15 +77,18 @@ pub(crate) fn grammar(spec: &FormatSpec) -> Result<String, String> {
         )
         .ok();
     }
-    // Markers first: a content marker may start like the call trigger (`>>>all`, `>>>`).
+    // A content marker that starts like the call trigger (`>>>all`, `>>>`) goes first.
     let mut alts = Vec::new();
-    for m in [close, text_open, text_close] {
-        if !m.is_empty() {
-            alts.push(format!("{} ws", lit(m)));
-        }
+    let markers = [close, text_open, text_close];
+    let shadowed = |m: &str| !trigger.is_empty() && m.starts_with(trigger.as_str());
+    for m in markers.iter().filter(|m| !m.is_empty() && shadowed(m)) {
+        alts.push(format!("{} ws", lit(m)));
     }
     if calls.is_some() {
         alts.push("calls".to_string());
+    }
+    for m in markers.iter().filter(|m| !m.is_empty() && !shadowed(m)) {
+        alts.push(format!("{} ws", lit(m)));
     }
     let content = if stops.iter().all(|s| s.is_empty()) {
         "&. ~ @content(. until(\"\\0\"))".to_string()

@@ -53,6 +53,7 @@ pub(crate) fn analyze(p: &Prober<'_>) -> Option<Found> {
         }
     }
     // Reasoning shown only in turns with tool calls.
+    let mut tools_only = false;
     if !with
         .as_ref()
         .is_some_and(|r| r.assistant.contains(REASONING))
@@ -74,6 +75,7 @@ pub(crate) fn analyze(p: &Prober<'_>) -> Option<Found> {
                 .is_some_and(|r| r.assistant.contains(REASONING))
             {
                 with = alt;
+                tools_only = true;
                 f.notes
                     .push("reasoning is rendered only in turns with tool calls".into());
                 if !kw.is_empty() {
@@ -96,13 +98,21 @@ pub(crate) fn analyze(p: &Prober<'_>) -> Option<Found> {
         let mid = &t[after..pc.unwrap_or(t.len())];
         if let Some((s, e)) = first_marker(mid).filter(|_| !mid.trim().is_empty()) {
             let close = mid[s..e].to_string();
-            content_open = mid[e..].trim().to_string();
+            if !tools_only {
+                content_open = mid[e..].trim().to_string();
+            }
             let before = t[..pr].trim();
             let prompt_open = prompt_marker(&r.prompt);
             let (mode, open) = if !before.is_empty() {
                 (ReasoningMode::Tag, before.to_string())
-            } else if let Some(open) = prompt_open {
+            } else if let Some(open) = prompt_open.clone().filter(|o| *o != close) {
                 (ReasoningMode::ForcedOpen, open)
+            } else if let Some(open) = prompt_open.and_then(|_| {
+                // The prompt ends with an empty block: the marker before the close opens it.
+                let t = r.prompt.trim_end();
+                last_marker(&t[..t.len() - close.len()]).map(str::to_string)
+            }) {
+                (ReasoningMode::ForcedClosed, open)
             } else {
                 f.notes.push(
                     "reasoning has a closing marker but no opening marker (delimiter style)".into(),
@@ -170,8 +180,10 @@ pub(crate) fn analyze(p: &Prober<'_>) -> Option<Found> {
             pre = &pre[i + close.len()..];
         }
     }
-    if content_open.is_empty() && close_marker.is_none() {
+    if content_open.is_empty() {
         content_open = pre.trim().to_string();
+    }
+    if close_marker.is_none() {
         // An empty reasoning block before the answer: `<think></think>`.
         if let Some((s, e)) = first_marker(&content_open) {
             let (open, rest) = (&content_open[s..e], content_open[e..].trim());
@@ -188,7 +200,12 @@ pub(crate) fn analyze(p: &Prober<'_>) -> Option<Found> {
         }
     }
     let post = &a[pos_c + CONTENT.len()..];
-    let mut eot = post.trim();
+    // The end of turn is the first marker after the answer (a template may write more after
+    // it, such as the next turn's header).
+    let first = |t: &'_ str| -> String {
+        first_marker(t).map_or(String::new(), |(s, e)| t[s..e].to_string())
+    };
+    let mut eot = first(post);
     if !content_open.is_empty() {
         match first_marker(post) {
             // The last marker of the turn ends the turn, not the content.
@@ -197,7 +214,7 @@ pub(crate) fn analyze(p: &Prober<'_>) -> Option<Found> {
                     open: content_open,
                     close: post[s..e].to_string(),
                 });
-                eot = post[e..].trim();
+                eot = first(&post[e..]);
             }
             _ => {
                 f.content = Some(Markers {
@@ -207,8 +224,8 @@ pub(crate) fn analyze(p: &Prober<'_>) -> Option<Found> {
             }
         }
     }
-    if !eot.is_empty() {
-        f.end_of_turn = Some(eot.to_string());
+    if !eot.trim().is_empty() {
+        f.end_of_turn = Some(eot);
     }
     Some(f)
 }

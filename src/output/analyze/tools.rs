@@ -268,7 +268,7 @@ fn shape(reg: &str, calls: &[Call], ids: IdStyle) -> Option<Shape> {
     if after.starts_with('(') {
         return pythonic(reg, calls);
     }
-    if let Some(s) = name_then_json(reg, calls, ids) {
+    if let Some(s) = name_then_json(reg, calls) {
         return Some(s);
     }
     if let Some(s) = key_value(reg, calls) {
@@ -306,9 +306,7 @@ fn json_objects(reg: &str, calls: &[Call], ids: IdStyle) -> Option<Shape> {
         if keys.is_none() {
             keys = Some((name_key, args_key, id_key));
         }
-        units.push(Unit {
-            start,
-            end });
+        units.push(Unit { start, end });
         cursor = end;
     }
     let (name_key, args_key, id_key) = keys?;
@@ -342,9 +340,7 @@ fn name_keys(reg: &str, calls: &[Call]) -> Option<Shape> {
         if !v.get(&c.name).is_some_and(|a| same_json(a, &c.args)) {
             return None;
         }
-        units.push(Unit {
-            start,
-            end });
+        units.push(Unit { start, end });
         cursor = end;
     }
     Some(Shape {
@@ -362,9 +358,7 @@ fn pythonic(reg: &str, calls: &[Call]) -> Option<Shape> {
     for c in calls {
         let n = reg[cursor..].find(&format!("{}(", c.name))? + cursor;
         let end = group_end(reg, n + c.name.len())?;
-        units.push(Unit {
-            start: n,
-            end });
+        units.push(Unit { start: n, end });
         cursor = end;
     }
     Some(Shape {
@@ -376,7 +370,7 @@ fn pythonic(reg: &str, calls: &[Call]) -> Option<Shape> {
 }
 
 /// The name, then the arguments as one JSON object.
-fn name_then_json(reg: &str, calls: &[Call], ids: IdStyle) -> Option<Shape> {
+fn name_then_json(reg: &str, calls: &[Call]) -> Option<Shape> {
     let mut units = Vec::new();
     let mut mids = Vec::new();
     let mut cursor = 0;
@@ -389,21 +383,25 @@ fn name_then_json(reg: &str, calls: &[Call], ids: IdStyle) -> Option<Shape> {
             return None;
         }
         mids.push(reg[ne..open].to_string());
-        units.push(Unit {
-            start: n,
-            end });
+        units.push(Unit { start: n, end });
         cursor = end;
     }
     let mid = &mids[0];
     let mut id = IdSpec::None;
     let (mut name_suffix, mut args_prefix) = (mid.trim().to_string(), String::new());
     let plain = call_id(IdStyle::Plain, &calls[0].name, 0);
-    if ids == IdStyle::Kimi
-        && mid.starts_with(":0")
-        && mids.get(1).is_none_or(|m| m.starts_with(":1"))
-    {
+    let index = |m: &str| -> Option<usize> {
+        let digits = m.strip_prefix(':')?;
+        let n = digits.len()
+            - digits
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .len();
+        (n > 0).then_some(1 + n)
+    };
+    if let Some(k) = index(mid).filter(|_| mids.iter().all(|m| index(m).is_some())) {
+        // `NAME:IDX`: the call's position written after the name.
         id = IdSpec::Index;
-        name_suffix = mid[2..].trim().to_string();
+        name_suffix = mid[k..].trim().to_string();
     } else if let Some(i) = mid.find(&plain) {
         let (s, e) = (
             mid[..i].trim().to_string(),
@@ -464,9 +462,7 @@ fn key_value(reg: &str, calls: &[Call]) -> Option<Shape> {
         let s = reg[cursor..].find(&c.name)? + cursor;
         let o = s + c.name.len() + open.len() - 1;
         let end = group_end(reg, o).or_else(|| reg[o..].find('}').map(|i| o + i + 1))?;
-        units.push(Unit {
-            start: s,
-            end });
+        units.push(Unit { start: s, end });
         cursor = end;
     }
     let close = open
@@ -541,9 +537,7 @@ fn xml_params(reg: &str, calls: &[Call]) -> Option<Shape> {
         } else {
             at
         };
-        units.push(Unit {
-            start: s,
-            end });
+        units.push(Unit { start: s, end });
         cursor = end;
     }
     Some(Shape {
