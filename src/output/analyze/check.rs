@@ -92,7 +92,7 @@ pub fn options_for(spec: &FormatSpec, text: &str) -> Options {
             !close.is_empty()
                 && text
                     .find(close)
-                    .is_some_and(|c| open.is_empty() || text.find(open).is_none_or(|o| c < o))
+                    .is_some_and(|c| open.is_empty() || text.find(open).map_or(true, |o| c < o))
         });
     Options {
         reasoning: if forced {
@@ -204,7 +204,7 @@ pub(crate) fn name(spec: &FormatSpec, cases: &[Case]) -> Option<&'static str> {
             .iter()
             .filter(|m| s.about.contains(m.as_str()))
             .count() as i64;
-        if best.is_none_or(|(b, _)| score > b) {
+        if best.map_or(true, |(b, _)| score > b) {
             best = Some((score, s.name));
         }
     }

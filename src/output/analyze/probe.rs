@@ -261,7 +261,7 @@ pub(crate) fn split_point(prompt: &str, full: &str) -> usize {
     let head = &full[..n];
     for (open, close) in [('<', '>'), ('[', ']')] {
         if let Some(i) = head.rfind(open) {
-            if head.rfind(close).is_none_or(|c| c < i) {
+            if head.rfind(close).map_or(true, |c| c < i) {
                 n = n.min(i);
             }
         }

@@ -132,6 +132,20 @@ pub(crate) fn same_json(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// `n` reduced so that the last `n` bytes of `s` start at a marker (`<`, `[`), after
+/// leading whitespace, when `s` has one there: a common suffix must not start inside a tag.
+pub(crate) fn suffix_at_marker(s: &str, n: usize) -> usize {
+    let tail = &s[s.len() - n..];
+    let t = tail.trim_start();
+    if t.is_empty() || t.starts_with(['<', '[']) {
+        return n;
+    }
+    match tail.find(['<', '[']) {
+        Some(i) => n - i,
+        None => n,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,19 +169,5 @@ mod tests {
         assert_eq!(closing_of("[THINK]").as_deref(), Some("[/THINK]"));
         assert_eq!(group_end("f(a='x)', b=[1])) tail", 1), Some(16));
         assert_eq!(common_suffix("ab日", "b日"), "b日".len());
-    }
-}
-
-/// `n` reduced so that the last `n` bytes of `s` start at a marker (`<`, `[`), after
-/// leading whitespace, when `s` has one there: a common suffix must not start inside a tag.
-pub(crate) fn suffix_at_marker(s: &str, n: usize) -> usize {
-    let tail = &s[s.len() - n..];
-    let t = tail.trim_start();
-    if t.is_empty() || t.starts_with(['<', '[']) {
-        return n;
-    }
-    match tail.find(['<', '[']) {
-        Some(i) => n - i,
-        None => n,
     }
 }

@@ -150,7 +150,7 @@ fn decompose(reg: &str, shape: &Shape, parallel: bool, notes: &mut Vec<String>) 
         // The call tail must not end inside a marker.
         for (open, close) in [('<', '>'), ('[', ']')] {
             if let Some(i) = between[..z].rfind(open) {
-                if between[..z].rfind(close).is_none_or(|c| c < i) {
+                if between[..z].rfind(close).map_or(true, |c| c < i) {
                     z = z.min(i);
                 }
             }
@@ -256,8 +256,8 @@ fn shape(reg: &str, calls: &[Call], ids: IdStyle) -> Option<Shape> {
     let before = reg[..n0].trim_end();
     let after = &reg[n0 + calls[0].name.len()..];
     // The name as a JSON string value, or as a JSON key.
-    if before.ends_with('"') {
-        let b2 = before[..before.len() - 1].trim_end();
+    if let Some(b2) = before.strip_suffix('"') {
+        let b2 = b2.trim_end();
         if b2.ends_with(':') {
             return json_objects(reg, calls, ids);
         }
