@@ -27,6 +27,7 @@ pub struct ModelTemplates {
     family: Family,
     origin: String,
     builtin: bool,
+    response_template: Option<(String, Value)>,
 }
 
 impl ModelTemplates {
@@ -39,12 +40,14 @@ impl ModelTemplates {
             .and_then(Family::from_architecture);
         let tokens = folder.special_tokens.clone();
         let vocab_family = Family::from_markers(|m| tokens.values().any(|v| v.as_str() == Some(m)));
-        Ok(ModelTemplates::build(
+        let mut model = ModelTemplates::build(
             folder.templates,
             folder.special_tokens,
             hint.unwrap_or(vocab_family),
             format!("{} ({})", dir.display(), folder.origin),
-        ))
+        );
+        model.response_template = folder.response_template;
+        Ok(model)
     }
 
     /// Reads the metadata of a GGUF file (streamed; tensor data is never read).
@@ -111,6 +114,7 @@ impl ModelTemplates {
                     fallback.name()
                 ),
                 builtin: true,
+                response_template: None,
             };
         }
         let family = templates
@@ -124,6 +128,7 @@ impl ModelTemplates {
             family,
             origin,
             builtin: false,
+            response_template: None,
         }
     }
 
@@ -153,6 +158,14 @@ impl ModelTemplates {
     /// Where the templates came from.
     pub fn origin(&self) -> &str {
         &self.origin
+    }
+
+    /// `tokenizer_config.json`'s output description, as (key, value): `response_template`
+    /// (transformers' declarative response parser) or the legacy `response_schema`.
+    pub fn response_template(&self) -> Option<(&str, &Value)> {
+        self.response_template
+            .as_ref()
+            .map(|(k, v)| (k.as_str(), v))
     }
 
     /// Whether the template is one of chatcodec's built-ins (the model ships none).

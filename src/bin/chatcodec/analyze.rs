@@ -1,9 +1,9 @@
 //! `chatcodec analyze`: a template's output format (FormatSpec) as JSON, derived by rendering
 //! probe conversations and comparing them.
 
-use chatcodec::chat::ChatTemplate;
 use chatcodec::load::ModelTemplates;
-use chatcodec::output::analyze::{analyze_with_cases, spec_grammar};
+use chatcodec::output::analyze::{analyze_with_cases, apply_response_template, spec_grammar, Case};
+use chatcodec::output::FormatSpec;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -32,9 +32,22 @@ impl Source {
         self.template.is_some() || self.model.is_some() || self.gguf.is_some()
     }
 
-    /// The chat template.
-    pub(crate) fn load(&self) -> Result<ChatTemplate, String> {
-        let model = if let Some(p) = &self.template {
+    /// The chat template's derived output format: analysis, with the markers of the model's
+    /// `response_template` (tokenizer_config.json) over it when it has one.
+    pub(crate) fn spec(&self) -> Result<(FormatSpec, Vec<Case>), String> {
+        let model = self.model()?;
+        let template = model
+            .select(self.template_name.as_deref(), true)
+            .map_err(|e| e.to_string())?;
+        let mut analysis = analyze_with_cases(&template);
+        if let Some((key, rt)) = model.response_template() {
+            apply_response_template(&mut analysis.spec, key, rt);
+        }
+        Ok((analysis.spec, analysis.cases))
+    }
+
+    fn model(&self) -> Result<ModelTemplates, String> {
+        if let Some(p) = &self.template {
             ModelTemplates::from_template_file(p)
         } else if let Some(p) = &self.model {
             ModelTemplates::from_model_dir(p)
@@ -42,10 +55,8 @@ impl Source {
             ModelTemplates::from_gguf(p)
         } else {
             return Err("give --template, --model or --gguf".into());
-        };
-        model
-            .and_then(|m| m.select(self.template_name.as_deref(), true))
-            .map_err(|e| e.to_string())
+        }
+        .map_err(|e| e.to_string())
     }
 }
 
@@ -64,14 +75,13 @@ pub(crate) struct Args {
 
 /// Runs `chatcodec analyze`; returns the exit status.
 pub(crate) fn run(args: Args) -> i32 {
-    let template = match args.source.load() {
-        Ok(t) => t,
+    let analysis = match args.source.spec() {
+        Ok((spec, cases)) => chatcodec::output::analyze::Analysis { spec, cases },
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
         }
     };
-    let analysis = analyze_with_cases(&template);
     let mut out = std::io::stdout().lock();
     if args.peg {
         return match spec_grammar(&analysis.spec) {

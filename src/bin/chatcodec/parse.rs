@@ -50,8 +50,8 @@ pub(crate) fn run(args: Args) -> i32 {
     }
     let mut spec_reasoning = None;
     let format = if args.format.is_none() && args.source.given() {
-        let spec = match args.source.load() {
-            Ok(t) => chatcodec::output::analyze::analyze(&t),
+        let spec = match args.source.spec() {
+            Ok((spec, _)) => spec,
             Err(e) => {
                 eprintln!("error: {e}");
                 return 2;

@@ -245,3 +245,119 @@ impl Format {
 pub fn spec_grammar(spec: &FormatSpec) -> Result<String, Error> {
     parser::grammar(spec).map_err(|e| Error::new(ErrorKind::Input, e))
 }
+
+/// The first literal of a `response_template` anchor (`"open": "<think>"` or a list).
+fn anchor(field: &Value, key: &str) -> Option<String> {
+    match field.get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(a) => a.iter().find_map(|v| v.as_str().map(str::to_string)),
+        _ => None,
+    }
+}
+
+/// Puts the markers of a model's own output description (tokenizer_config.json's
+/// `response_template`: fields with `open`/`close` literals) over the analysed ones: the
+/// reasoning field (`thinking`, `reasoning_content`, `reasoning`), `content`, and `tool_calls`
+/// (per-call markers). `key` is the config key it came from; the legacy `response_schema`
+/// (regular expressions, dropped by transformers) is only noted.
+pub fn apply_response_template(spec: &mut FormatSpec, key: &str, template: &Value) {
+    use crate::output::spec::{Markers, ReasoningMode};
+    if key != "response_template" {
+        spec.notes.push(format!(
+            "tokenizer_config.json has a legacy {key} (transformers ignores it); not used"
+        ));
+        return;
+    }
+    let Some(fields) = template.get("fields").and_then(Value::as_object) else {
+        spec.notes
+            .push("tokenizer_config.json's response_template has no fields; not used".into());
+        return;
+    };
+    let mut used = Vec::new();
+    for name in ["thinking", "reasoning_content", "reasoning"] {
+        let Some(f) = fields.get(name) else { continue };
+        let open = anchor(f, "open");
+        let close = anchor(f, "close").unwrap_or_default();
+        spec.reasoning = ReasoningSpec {
+            mode: if open.is_some() {
+                ReasoningMode::Tag
+            } else {
+                ReasoningMode::ForcedOpen
+            },
+            markers: Some(Markers {
+                open: open.unwrap_or_default(),
+                close,
+            }),
+        };
+        used.push(name);
+        break;
+    }
+    if let Some(f) = fields.get("content") {
+        if let Some(open) = anchor(f, "open") {
+            spec.content = Some(Markers {
+                open,
+                close: anchor(f, "close").unwrap_or_default(),
+            });
+            used.push("content");
+        }
+    }
+    if let (Some(f), Some(t)) = (fields.get("tool_calls"), spec.tools.as_mut()) {
+        if let Some(open) = anchor(f, "open") {
+            t.call = Some(Markers {
+                open,
+                close: anchor(f, "close").unwrap_or_default(),
+            });
+            used.push("tool_calls");
+        }
+    }
+    if !used.is_empty() {
+        // The model's own markers: the parser is built from them.
+        spec.format = None;
+    }
+    spec.notes.push(format!(
+        "markers of {} from tokenizer_config.json's response_template",
+        if used.is_empty() {
+            "no field".to_string()
+        } else {
+            used.join(", ")
+        }
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn response_template_markers_win() {
+        let src = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n\
+                   {% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+        let t = ChatTemplate::new("default", src, Map::new()).unwrap();
+        let mut spec = analyze(&t);
+        assert_eq!(spec.end_of_turn.as_deref(), Some("<|im_end|>"));
+        assert!(spec.tools.is_none());
+        let rt = json!({"version": 1, "start_anchor": "<|im_start|>assistant\n",
+            "fields": {"thinking": {"open": "<think>", "close": "</think>"},
+                       "content": {"content": "text"}}});
+        apply_response_template(&mut spec, "response_template", &rt);
+        let m = spec.reasoning.markers.as_ref().unwrap();
+        assert_eq!((m.open.as_str(), m.close.as_str()), ("<think>", "</think>"));
+        assert!(spec.notes.iter().any(|n| n.contains("response_template")));
+        let f = Format::for_spec(&spec).unwrap();
+        let msg = crate::output::parse(&f, "<think>hm</think>Hi");
+        assert_eq!((msg.reasoning.as_str(), msg.content.as_str()), ("hm", "Hi"));
+    }
+
+    #[test]
+    fn defeated_templates_say_so() {
+        let t = ChatTemplate::new("default", "{{ raise_exception('no') }}", Map::new()).unwrap();
+        let spec = analyze(&t);
+        assert_eq!(spec.confidence, 0.0);
+        assert!(!spec.notes.is_empty());
+        let t = ChatTemplate::new("default", "", Map::new()).unwrap();
+        let spec = analyze(&t);
+        assert_eq!(spec.confidence, 0.0);
+        assert!(spec.tools.is_none());
+    }
+}
