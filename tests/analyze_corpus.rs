@@ -193,6 +193,7 @@ fn corpus_analysis() {
     let (mut analysed, mut uncompiled, mut with_tools) = (0, 0, 0);
     let (mut rt_ok, mut rt_loose, mut rt_spec_ok, mut rt_total) = (0, 0, 0, 0);
     let mut quirks = Vec::new();
+    let mut streamed = 0;
     let (mut agree, mut known) = (0, 0);
     let mut failures = Vec::new();
     let mut spec_failures = Vec::new();
@@ -300,10 +301,24 @@ fn corpus_analysis() {
             Err(e) => failures.push(format!("{file}: no parser: {e}")),
         }
         match Format::from_spec(&spec) {
-            Ok(f) => match loose_difference(&parse_with(&f, &case.text, o), &case) {
-                None => rt_spec_ok += 1,
-                Some(d) => spec_failures.push(format!("{file}: spec-built parser: {d}")),
-            },
+            Ok(f) => {
+                let whole = parse_with(&f, &case.text, o.clone());
+                // Streaming: byte by byte (markers and UTF-8 split), every prefix's message
+                // is a prefix of the final one and the final one is the one-shot parse.
+                let (_, msgs, fin, _) = output_support::stream(&f, &o, case.text.as_bytes(), &[1]);
+                assert_eq!(fin, whole, "{file}: streamed and one-shot parses differ");
+                for m in &msgs {
+                    assert!(
+                        output_support::is_prefix(m, &whole),
+                        "{file}: {m:?} is not a prefix"
+                    );
+                }
+                streamed += 1;
+                match loose_difference(&whole, &case) {
+                    None => rt_spec_ok += 1,
+                    Some(d) => spec_failures.push(format!("{file}: spec-built parser: {d}")),
+                }
+            }
             Err(e) => spec_failures.push(format!("{file}: no spec-built parser: {e}")),
         }
     }
@@ -323,6 +338,7 @@ fn corpus_analysis() {
         "round trip (parser built from the spec alone): {rt_spec_ok} of {}",
         rt_total - quirks.len()
     );
+    println!("spec-built parsers streamed byte by byte: {streamed}");
     for f in &spec_failures {
         println!("  {f}");
     }

@@ -25,7 +25,9 @@ fn lit(s: &str) -> String {
     out
 }
 
-/// `until(a, b, …)` over the non-empty markers, deduplicated.
+/// `until(a, b, …)` over the non-empty markers, deduplicated. A marker found inside another
+/// one other than at its end is dropped: streamed, it would complete (and stop the scan)
+/// before the longer marker that starts earlier does, which a one-shot parse would pick.
 fn until(stops: &[&str]) -> String {
     let mut seen: Vec<&str> = Vec::new();
     for s in stops {
@@ -33,6 +35,9 @@ fn until(stops: &[&str]) -> String {
             seen.push(s);
         }
     }
+    let inner = |a: &str, b: &str| a != b && b.match_indices(a).any(|(i, _)| i + a.len() < b.len());
+    let all = seen.clone();
+    seen.retain(|a| !all.iter().any(|b| inner(a, b)));
     let parts: Vec<String> = seen.iter().map(|s| lit(s)).collect();
     format!("until({})", parts.join(", "))
 }
