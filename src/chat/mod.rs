@@ -14,9 +14,9 @@ use crate::value::{Ctx, Value};
 
 pub mod caps;
 mod family;
+pub mod incremental;
 pub mod media;
 pub mod polyfill;
-pub mod incremental;
 pub mod prompt;
 mod request;
 mod template;

@@ -31,6 +31,9 @@ pub(crate) struct ModelFolder {
     pub special_tokens: Map<String, Value>,
     /// `config.json`'s `model_type`, if any.
     pub model_type: Option<String>,
+    /// `tokenizer_config.json`'s `response_template` (transformers' declarative output
+    /// description) or, failing that, its legacy `response_schema`, as `(key, value)`.
+    pub response_template: Option<(String, Value)>,
 }
 
 fn read_text(path: &Path) -> Result<Option<String>, Error> {
@@ -202,6 +205,14 @@ pub(crate) fn read_folder(dir: &Path) -> Result<ModelFolder, Error> {
         }
     }
 
+    folder.response_template = ["response_template", "response_schema"]
+        .iter()
+        .find_map(|k| {
+            config
+                .get(*k)
+                .filter(|v| v.is_object())
+                .map(|v| (k.to_string(), v.clone()))
+        });
     special_tokens(&config, &mut folder.special_tokens);
     if let Some(Value::Object(map)) = read_json(&dir.join("special_tokens_map.json"))? {
         special_tokens(&map, &mut folder.special_tokens);

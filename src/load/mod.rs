@@ -33,6 +33,7 @@ pub struct ModelTemplates {
     processor_path: bool,
     /// Media placeholder tokens of `processor_config.json`.
     media_tokens: Map<String, Value>,
+    response_template: Option<(String, Value)>,
 }
 
 impl ModelTemplates {
@@ -54,6 +55,7 @@ impl ModelTemplates {
         );
         model.processor_marker = processor.marker;
         model.media_tokens = processor.media_tokens;
+        model.response_template = folder.response_template;
         Ok(model)
     }
 
@@ -154,6 +156,7 @@ impl ModelTemplates {
                 processor_marker: None,
                 processor_path: false,
                 media_tokens: Map::new(),
+                response_template: None,
             };
         }
         let family = templates
@@ -170,6 +173,7 @@ impl ModelTemplates {
             processor_marker: None,
             processor_path: false,
             media_tokens: Map::new(),
+            response_template: None,
         }
     }
 
@@ -199,6 +203,14 @@ impl ModelTemplates {
     /// Where the templates came from.
     pub fn origin(&self) -> &str {
         &self.origin
+    }
+
+    /// `tokenizer_config.json`'s output description, as (key, value): `response_template`
+    /// (transformers' declarative response parser) or the legacy `response_schema`.
+    pub fn response_template(&self) -> Option<(&str, &Value)> {
+        self.response_template
+            .as_ref()
+            .map(|(k, v)| (k.as_str(), v))
     }
 
     /// Whether the template is one of chatcodec's built-ins (the model ships none).

@@ -10,6 +10,7 @@
 //! assert_eq!(m.tool_calls[0].arguments, "{\"city\": \"Paris\"}");
 //! ```
 
+pub mod analyze;
 mod assemble;
 mod convert;
 mod event;

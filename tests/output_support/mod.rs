@@ -6,6 +6,8 @@ use chatcodec::output::{
 };
 use serde_json::Value;
 
+pub mod families;
+
 pub fn opts(forced_open: bool) -> Options {
     Options {
         reasoning: if forced_open {

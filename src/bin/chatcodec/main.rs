@@ -1,5 +1,6 @@
 //! The `chatcodec` command line: render prompts, parse model output.
 
+mod analyze;
 mod caps;
 mod grammar;
 mod parse;
@@ -27,6 +28,8 @@ enum Command {
     Caps(caps::Args),
     /// Print a grammar that constrains a format's output to the request's tools.
     Grammar(grammar::Args),
+    /// Derive a template's output format (markers, call syntax) as FormatSpec JSON.
+    Analyze(analyze::Args),
     /// Show which chat templates, special tokens and family a model folder or GGUF file has.
     Show(show::Args),
 }
@@ -39,6 +42,7 @@ fn main() {
         Command::Show(args) => show::run(args),
         Command::Caps(args) => caps::run(args),
         Command::Grammar(args) => grammar::run(args),
+        Command::Analyze(args) => analyze::run(args),
     };
     std::process::exit(code);
 }

@@ -10,7 +10,7 @@ pub(crate) struct Args {
     /// The output format, by name (see --list-formats).
     #[arg(
         long,
-        required_unless_present_any = ["list_formats", "tool_call_parser", "reasoning_parser", "grammar"],
+        required_unless_present_any = ["list_formats", "tool_call_parser", "reasoning_parser", "grammar", "template", "model", "gguf"],
         conflicts_with_all = ["tool_call_parser", "reasoning_parser", "grammar"]
     )]
     format: Option<String>,
@@ -30,6 +30,11 @@ pub(crate) struct Args {
     /// docs/formats.md, "User-defined formats").
     #[arg(long, value_name = "FILE.peg", conflicts_with_all = ["tool_call_parser", "reasoning_parser"])]
     grammar: Option<std::path::PathBuf>,
+    /// Derive the format from a chat template (--template, --model or --gguf) instead of
+    /// naming it: the hand-written format the analysis names, else a parser built from the
+    /// derived spec. The spec's reasoning mode is the default.
+    #[command(flatten)]
+    source: crate::analyze::Source,
     /// The prompt already opened the reasoning block (e.g. ends with `<think>`).
     #[arg(long)]
     forced_open: bool,
@@ -151,6 +156,16 @@ fn select(args: &Args) -> Result<(Format, Reasoning, bool), String> {
         )
         .map_err(|e| e.to_string())?;
         return Ok((c.format, c.reasoning, c.keep_unknown_tools));
+    }
+    if args.format.is_none() && args.source.given() {
+        let (spec, _) = args.source.spec().map_err(|e| e.to_string())?;
+        let reasoning = match spec.reasoning.mode {
+            chatcodec::output::ReasoningMode::ForcedOpen => Reasoning::ForcedOpen,
+            chatcodec::output::ReasoningMode::ForcedClosed => Reasoning::ForcedClosed,
+            _ => Reasoning::Auto,
+        };
+        let f = Format::for_spec(&spec).map_err(|e| e.to_string())?;
+        return Ok((f, reasoning, false));
     }
     let name = args.format.clone().unwrap_or_default();
     let f = Format::by_name(&name).map_err(|e| e.to_string())?;

@@ -5,7 +5,8 @@ use super::peg::{self, Program};
 use super::spec::FormatSpec;
 use super::stream::Reasoning;
 use crate::{Error, ErrorKind};
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 mod names;
 mod specs;
@@ -69,10 +70,15 @@ fn compiled_plain(i: usize) -> &'static Result<Program, String> {
     PLAIN_PROGRAMS[i].get_or_init(|| build_spec(i, true))
 }
 
-/// An output format, chosen by name (see [`Format::names`]).
+/// An output format, chosen by name (see [`Format::names`]), built from a
+/// [`FormatSpec`] (see [`Format::from_spec`]) or loaded from a grammar file (see
+/// [`Format::from_grammar`]).
 #[derive(Clone, Copy)]
 pub struct Format {
+    /// The table entry; [`NOT_IN_TABLE`] for derived and user formats.
     index: usize,
+    /// The format's name (`derived` for a format built from a spec).
+    name: &'static str,
     program: &'static Program,
     /// A user-defined format (see [`Format::from_grammar`]) has no entry in the table.
     user: Option<&'static user::UserFormat>,
@@ -90,6 +96,14 @@ pub struct ParserChoice {
     /// vLLM's parsers do) rather than turned into content.
     pub keep_unknown_tools: bool,
 }
+
+/// The index of a format that has no entry in the table.
+const NOT_IN_TABLE: usize = usize::MAX;
+
+/// Programs compiled from derived grammars, by grammar text and parameters. A program lives
+/// as long as the process (the machine borrows it for `'static`); interning bounds the memory
+/// to one program per distinct derived grammar.
+static DERIVED: OnceLock<Mutex<HashMap<String, &'static Program>>> = OnceLock::new();
 
 impl std::fmt::Debug for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -118,6 +132,7 @@ impl Format {
         match program {
             Ok(program) => Ok(Format {
                 index,
+                name: SPECS[index].name,
                 program,
                 user: None,
             }),
@@ -179,7 +194,7 @@ impl Format {
     /// This format with its reasoning markers read as plain text (a server with a tool
     /// parser but no reasoning parser keeps the think block in the content).
     pub fn without_reasoning(&self) -> Format {
-        if self.user.is_some() {
+        if self.user.is_some() || self.index == NOT_IN_TABLE {
             return *self;
         }
         Format::load(self.index, true).unwrap_or(*self)
@@ -198,10 +213,42 @@ impl Format {
 
     /// This format's name.
     pub fn name(&self) -> &'static str {
-        match self.user {
-            Some(u) => u.name,
-            None => SPECS[self.index].name,
+        self.name
+    }
+
+    /// A format compiled from grammar text (appended to `common.peg`) and its parameters,
+    /// named `name`; the same grammar is compiled once per process.
+    pub(crate) fn from_derived_grammar(
+        name: &'static str,
+        grammar: &str,
+        params: &[(&str, &str)],
+    ) -> Result<Format, Error> {
+        let mut key = String::from(grammar);
+        for (k, v) in params {
+            key.push('\0');
+            key.push_str(k);
+            key.push('\0');
+            key.push_str(v);
         }
+        let cache = DERIVED.get_or_init(|| Mutex::new(HashMap::new()));
+        let mut map = cache
+            .lock()
+            .map_err(|_| Error::new(ErrorKind::Input, "derived format cache poisoned"))?;
+        let derived = |program| Format {
+            index: NOT_IN_TABLE,
+            name,
+            program,
+            user: None,
+        };
+        if let Some(program) = map.get(&key) {
+            return Ok(derived(program));
+        }
+        let src = format!("{COMMON}\n{grammar}");
+        let program = peg::build(&src, params, ENTRIES)
+            .map_err(|e| Error::new(ErrorKind::Input, format!("derived grammar: {e}")))?;
+        let program: &'static Program = Box::leak(Box::new(program));
+        map.insert(key, program);
+        Ok(derived(program))
     }
 
     /// This format described as data: its markers and call syntax (see [`FormatSpec`]).

@@ -47,7 +47,8 @@ impl Format {
             name: Box::leak(name.to_string().into_boxed_str()),
         }));
         Ok(Format {
-            index: 0,
+            index: super::NOT_IN_TABLE,
+            name: user.name,
             program,
             user: Some(user),
         })

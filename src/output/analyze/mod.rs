@@ -1,0 +1,363 @@
+//! Template analysis: a chat template rendered with controlled differences (with and without
+//! reasoning, content, one and two tool calls, generation prompt on and off, `enable_thinking`
+//! on and off), the renders compared, and the output format described as a [`FormatSpec`].
+//! See docs/analysis.md.
+//!
+//! ```
+//! use chatcodec::chat::ChatTemplate;
+//! use chatcodec::output::analyze::analyze;
+//! let src = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}\
+//!     {% for c in m.tool_calls or [] %}<tool_call>\n{{ {'name': c.function.name, \
+//!     'arguments': c.function.arguments} | tojson }}\n</tool_call>{% endfor %}<|im_end|>\n\
+//!     {% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+//! let t = ChatTemplate::new("default", src, Default::default()).unwrap();
+//! let spec = analyze(&t);
+//! assert_eq!(spec.end_of_turn.as_deref(), Some("<|im_end|>"));
+//! assert_eq!(spec.format.as_deref(), Some("hermes"));
+//! ```
+
+mod check;
+mod parser;
+mod probe;
+mod reasoning;
+mod text;
+mod tools;
+
+pub use check::{difference, loose_difference, options_for, Case};
+pub use probe::assistant_part;
+
+use crate::chat::ChatTemplate;
+use crate::output::formats::Format;
+use crate::output::spec::{ChannelSpec, FormatSpec, ReasoningSpec};
+use crate::{Error, ErrorKind};
+use probe::{Prober, CONTENT, REASONING};
+use serde_json::{Map, Value};
+
+/// The description of a template's output format, with the probe turns it was checked on.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// The format.
+    pub spec: FormatSpec,
+    /// The rendered probe turns (assistant part, end of turn removed) and what each holds.
+    pub cases: Vec<Case>,
+}
+
+/// Analyses `template` (rendered with its special tokens; `bos_token` and `eos_token` default
+/// to `<s>` and `</s>`). Never fails: a template that defeats analysis gets a spec whose
+/// confidence and notes say so.
+pub fn analyze(template: &ChatTemplate) -> FormatSpec {
+    analyze_with_cases(template).spec
+}
+
+/// [`analyze`], also returning the probe turns.
+pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
+    let mut kwargs = Map::new();
+    for (k, v) in [("bos_token", "<s>"), ("eos_token", "</s>")] {
+        if !template.special_tokens().contains_key(k) {
+            kwargs.insert(k.into(), Value::String(v.into()));
+        }
+    }
+    let mut p = Prober {
+        template,
+        kwargs,
+        system: true,
+    };
+    if p.prompt(true, &[]).is_none() {
+        p.system = false;
+    }
+    if p.prompt(true, &[]).is_none() {
+        return defeated(
+            "the template raises on every probe (a system and user turn, or a user turn)",
+        );
+    }
+    let Some(found) = reasoning::analyze(&p) else {
+        return defeated("the template renders no assistant turn with the probe content");
+    };
+    let mut notes = found.notes;
+    let mut confidence: f32 = if found.unsure { 0.6 } else { 1.0 };
+    let eot = found.end_of_turn.clone();
+    let kw = found.kwargs.clone();
+    let close = found.reasoning.markers.as_ref().map(|m| m.close.clone());
+    let tools = tools::analyze(&p, eot.as_deref(), close.as_deref(), &kw);
+    let mut cases = Vec::new();
+    let plain = p.assistant(&turn(None, CONTENT), &kw);
+    if let Some(r) = &plain {
+        cases.push(Case::new(&r.assistant, eot.as_deref(), "", CONTENT, &[]));
+    }
+    let reasoned = p.assistant(&turn(Some(REASONING), CONTENT), &kw);
+    if let Some(r) = &reasoned {
+        if r.assistant.contains(REASONING) {
+            cases.push(Case::new(
+                &r.assistant,
+                eot.as_deref(),
+                REASONING,
+                CONTENT,
+                &[],
+            ));
+        }
+    }
+    let channels = reasoned.as_ref().and_then(|r| channels(&r.assistant));
+    let mut tool_spec = None;
+    match tools {
+        Some(t) => {
+            notes.extend(t.notes);
+            if t.unsure {
+                confidence -= 0.2;
+            }
+            if let Some(r) = p.assistant(&t.turn, &kw) {
+                let content = t.turn.content.as_deref().unwrap_or_default();
+                // A group marker with no opening one ends the turn (`<|eom_id|>`).
+                let end = match &t.spec.section {
+                    Some(m) if m.open.is_empty() && !m.close.is_empty() => {
+                        notes.push(format!("turns with tool calls end with {}", m.close));
+                        Some(m.close.as_str())
+                    }
+                    _ => eot.as_deref(),
+                };
+                cases.push(Case::new(&r.assistant, end, "", content, &t.turn.calls));
+            }
+            tool_spec = Some(t.spec);
+        }
+        None => {
+            notes.push("no tool-call syntax: the template does not render the probe calls".into())
+        }
+    }
+    let mut spec = FormatSpec {
+        format: None,
+        end_of_turn: eot,
+        reasoning: found.reasoning,
+        content: found.content,
+        tools: tool_spec,
+        channels,
+        confidence: 0.0,
+        notes,
+    };
+    if spec.channels.is_some() {
+        spec.reasoning = ReasoningSpec::default();
+    }
+    spec.format = check::name(&spec, &cases).map(str::to_string);
+    match Format::from_spec(&spec) {
+        Ok(f) if check::passes(&f, &spec, &cases) => {}
+        Ok(_) => {
+            spec.notes.push(
+                "the parser built from this description does not give back every probe".into(),
+            );
+            confidence -= 0.3;
+        }
+        Err(e) => {
+            spec.notes
+                .push(format!("no parser is built from this description: {e}"));
+            if spec.format.is_none() {
+                confidence -= 0.3;
+            }
+        }
+    }
+    if spec.format.is_none() && spec.tools.is_some() {
+        spec.notes.push(
+            "no hand-written format gives back every probe; the derived parser is used".into(),
+        );
+    }
+    spec.confidence = confidence.clamp(0.0, 1.0);
+    Analysis { spec, cases }
+}
+
+fn turn(reasoning: Option<&str>, content: &str) -> probe::Turn {
+    probe::Turn {
+        reasoning: reasoning.map(str::to_string),
+        content: Some(content.to_string()),
+        ..probe::Turn::default()
+    }
+}
+
+/// A spec for a template that could not be analysed.
+fn defeated(why: &str) -> Analysis {
+    Analysis {
+        spec: FormatSpec {
+            format: None,
+            end_of_turn: None,
+            reasoning: ReasoningSpec::default(),
+            content: None,
+            tools: None,
+            channels: None,
+            confidence: 0.0,
+            notes: vec![why.to_string()],
+        },
+        cases: Vec::new(),
+    }
+}
+
+/// The harmony channel layout, when reasoning and content are messages on named channels.
+fn channels(t: &str) -> Option<ChannelSpec> {
+    const CH: &str = "<|channel|>";
+    const MSG: &str = "<|message|>";
+    let pr = t.find(REASONING)?;
+    let pc = t.find(CONTENT)?;
+    let channel_before = |pos: usize| -> Option<String> {
+        let c = t[..pos].rfind(CH)? + CH.len();
+        let m = t[c..pos].find(MSG)? + c;
+        Some(t[c..m].trim().to_string())
+    };
+    let end_after = |pos: usize| -> Option<String> {
+        let rest = &t[pos..];
+        let s = rest.find("<|")?;
+        let e = rest[s..].find("|>")? + s + 2;
+        Some(rest[s..e].to_string())
+    };
+    let reasoning_channel = channel_before(pr)?;
+    let content_channel = channel_before(pc)?;
+    let mut message_ends = vec![end_after(pr + REASONING.len())?];
+    if let Some(e) = end_after(pc + CONTENT.len()) {
+        if !message_ends.contains(&e) {
+            message_ends.push(e);
+        }
+    }
+    Some(ChannelSpec {
+        message_start: "<|start|>".into(),
+        channel_marker: CH.into(),
+        message_marker: MSG.into(),
+        message_ends,
+        reasoning_channel,
+        content_channel,
+        tool_channel: "commentary".into(),
+        recipient_prefix: " to=functions.".into(),
+    })
+}
+
+impl Format {
+    /// The parser built from `spec` alone (its markers and call syntax), whatever format it
+    /// names. Fails when the spec has no way to tell calls from content, or describes a layout
+    /// only a hand-written format parses (harmony channels).
+    pub fn from_spec(spec: &FormatSpec) -> Result<Format, Error> {
+        let g = parser::grammar(spec).map_err(|e| Error::new(ErrorKind::Input, e))?;
+        Format::from_derived_grammar("derived", &g, &[])
+    }
+
+    /// The parser for `spec`: the hand-written format it names, else the one built from it.
+    pub fn for_spec(spec: &FormatSpec) -> Result<Format, Error> {
+        match &spec.format {
+            Some(name) => Format::by_name(name),
+            None => Format::from_spec(spec),
+        }
+    }
+}
+
+/// The grammar text (after `grammar/common.peg`) of the parser built from `spec`.
+pub fn spec_grammar(spec: &FormatSpec) -> Result<String, Error> {
+    parser::grammar(spec).map_err(|e| Error::new(ErrorKind::Input, e))
+}
+
+/// The first literal of a `response_template` anchor (`"open": "<think>"` or a list).
+fn anchor(field: &Value, key: &str) -> Option<String> {
+    match field.get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(a) => a.iter().find_map(|v| v.as_str().map(str::to_string)),
+        _ => None,
+    }
+}
+
+/// Puts the markers of a model's own output description (tokenizer_config.json's
+/// `response_template`: fields with `open`/`close` literals) over the analysed ones: the
+/// reasoning field (`thinking`, `reasoning_content`, `reasoning`), `content`, and `tool_calls`
+/// (per-call markers). `key` is the config key it came from; the legacy `response_schema`
+/// (regular expressions, dropped by transformers) is only noted.
+pub fn apply_response_template(spec: &mut FormatSpec, key: &str, template: &Value) {
+    use crate::output::spec::{Markers, ReasoningMode};
+    if key != "response_template" {
+        spec.notes.push(format!(
+            "tokenizer_config.json has a legacy {key} (transformers ignores it); not used"
+        ));
+        return;
+    }
+    let Some(fields) = template.get("fields").and_then(Value::as_object) else {
+        spec.notes
+            .push("tokenizer_config.json's response_template has no fields; not used".into());
+        return;
+    };
+    let mut used = Vec::new();
+    for name in ["thinking", "reasoning_content", "reasoning"] {
+        let Some(f) = fields.get(name) else { continue };
+        let open = anchor(f, "open");
+        let close = anchor(f, "close").unwrap_or_default();
+        spec.reasoning = ReasoningSpec {
+            mode: if open.is_some() {
+                ReasoningMode::Tag
+            } else {
+                ReasoningMode::ForcedOpen
+            },
+            markers: Some(Markers {
+                open: open.unwrap_or_default(),
+                close,
+            }),
+        };
+        used.push(name);
+        break;
+    }
+    if let Some(f) = fields.get("content") {
+        if let Some(open) = anchor(f, "open") {
+            spec.content = Some(Markers {
+                open,
+                close: anchor(f, "close").unwrap_or_default(),
+            });
+            used.push("content");
+        }
+    }
+    if let (Some(f), Some(t)) = (fields.get("tool_calls"), spec.tools.as_mut()) {
+        if let Some(open) = anchor(f, "open") {
+            t.call = Some(Markers {
+                open,
+                close: anchor(f, "close").unwrap_or_default(),
+            });
+            used.push("tool_calls");
+        }
+    }
+    if !used.is_empty() {
+        // The model's own markers: the parser is built from them.
+        spec.format = None;
+    }
+    spec.notes.push(format!(
+        "markers of {} from tokenizer_config.json's response_template",
+        if used.is_empty() {
+            "no field".to_string()
+        } else {
+            used.join(", ")
+        }
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn response_template_markers_win() {
+        let src = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n\
+                   {% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+        let t = ChatTemplate::new("default", src, Map::new()).unwrap();
+        let mut spec = analyze(&t);
+        assert_eq!(spec.end_of_turn.as_deref(), Some("<|im_end|>"));
+        assert!(spec.tools.is_none());
+        let rt = json!({"version": 1, "start_anchor": "<|im_start|>assistant\n",
+            "fields": {"thinking": {"open": "<think>", "close": "</think>"},
+                       "content": {"content": "text"}}});
+        apply_response_template(&mut spec, "response_template", &rt);
+        let m = spec.reasoning.markers.as_ref().unwrap();
+        assert_eq!((m.open.as_str(), m.close.as_str()), ("<think>", "</think>"));
+        assert!(spec.notes.iter().any(|n| n.contains("response_template")));
+        let f = Format::for_spec(&spec).unwrap();
+        let msg = crate::output::parse(&f, "<think>hm</think>Hi");
+        assert_eq!((msg.reasoning.as_str(), msg.content.as_str()), ("hm", "Hi"));
+    }
+
+    #[test]
+    fn defeated_templates_say_so() {
+        let t = ChatTemplate::new("default", "{{ raise_exception('no') }}", Map::new()).unwrap();
+        let spec = analyze(&t);
+        assert_eq!(spec.confidence, 0.0);
+        assert!(!spec.notes.is_empty());
+        let t = ChatTemplate::new("default", "", Map::new()).unwrap();
+        let spec = analyze(&t);
+        assert_eq!(spec.confidence, 0.0);
+        assert!(spec.tools.is_none());
+    }
+}
