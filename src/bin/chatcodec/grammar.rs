@@ -50,11 +50,21 @@ pub(crate) fn run(args: Args) -> i32 {
             }
         },
         (None, Some(path)) => {
-            eprintln!(
-                "error: --template {}: template analysis is not available in this build; use --format",
-                path.display()
-            );
-            return 2;
+            // The template's derived format: the hand-written format's spec when analysis
+            // names one, else the spec analysis derived.
+            let derived = chatcodec::load::ModelTemplates::from_template_file(path)
+                .and_then(|m| m.select(None, true))
+                .map(|t| chatcodec::output::analyze::analyze(&t));
+            match derived {
+                Ok(spec) => match spec.format.as_deref().map(Format::by_name) {
+                    Some(Ok(f)) => f.spec(),
+                    _ => spec,
+                },
+                Err(e) => {
+                    eprintln!("error: --template {}: {e}", path.display());
+                    return 2;
+                }
+            }
         }
         (None, None) => return 2,
     };
