@@ -22,9 +22,10 @@ pub(crate) struct Args {
     /// With --stream: bytes per chunk fed to the parser (chunks may split markers and UTF-8).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
     chunk_bytes: u64,
-    /// Seed of generated tool call ids.
-    #[arg(long, default_value_t = 0)]
-    id_seed: u64,
+    /// Seed of generated tool call ids, for reproducible ids; without it every run draws
+    /// fresh random ids, as servers do.
+    #[arg(long)]
+    id_seed: Option<u64>,
     /// A JSON file with the request's OpenAI `tools` array: a call to a name not in it is
     /// reported as malformed and kept as content. Without it, any name is accepted.
     #[arg(long, value_name = "FILE")]
@@ -77,7 +78,7 @@ pub(crate) fn run(args: Args) -> i32 {
         &format,
         Options {
             reasoning,
-            id_seed: args.id_seed,
+            id_seed: args.id_seed.unwrap_or_else(random_seed),
             tools,
         },
     );
@@ -107,6 +108,19 @@ pub(crate) fn run(args: Args) -> i32 {
         serde_json::json!({"message": parser.message().to_json()})
     );
     0
+}
+
+/// A seed no other run shares: the standard library's per-process random hash keys, mixed
+/// with the time.
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    h.write_u128(now);
+    h.write_u32(std::process::id());
+    h.finish()
 }
 
 /// The tool names of an OpenAI `tools` JSON array in `path`.

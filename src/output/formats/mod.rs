@@ -5,6 +5,7 @@ use super::peg::{self, Program};
 use crate::{Error, ErrorKind};
 use std::sync::OnceLock;
 
+mod detect;
 mod table;
 
 pub(crate) use table::SPECS;
@@ -68,6 +69,13 @@ impl Format {
     /// Every format name, with a one-line description.
     pub fn names() -> impl Iterator<Item = (&'static str, &'static str)> {
         SPECS.iter().map(|s| (s.name, s.about))
+    }
+
+    /// The format a model with this chat template writes, told by the markers the template
+    /// writes (tool-call and reasoning syntax); `None` when nothing tells (plain ChatML, a
+    /// template without tool calls).
+    pub fn for_template(source: &str) -> Option<Format> {
+        detect::detect(source).and_then(|name| Format::by_name(name).ok())
     }
 
     /// This format's name.
