@@ -78,7 +78,9 @@ pub(crate) fn run(args: Args) -> i32 {
         &format,
         Options {
             reasoning,
-            id_seed: args.id_seed.unwrap_or_else(random_seed),
+            id_seed: args
+                .id_seed
+                .unwrap_or_else(chatcodec::output::random_id_seed),
             tools,
         },
     );
@@ -108,19 +110,6 @@ pub(crate) fn run(args: Args) -> i32 {
         serde_json::json!({"message": parser.message().to_json()})
     );
     0
-}
-
-/// A seed no other run shares: the standard library's per-process random hash keys, mixed
-/// with the time.
-fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    h.write_u128(now);
-    h.write_u32(std::process::id());
-    h.finish()
 }
 
 /// The tool names of an OpenAI `tools` JSON array in `path`.
