@@ -37,6 +37,7 @@ __all__ = [
     "TemplateUndefinedError",
     "TemplateValueError",
     "formats",
+    "patch_transformers",
     "plain_data",
     "render_jinja_template",
 ]
@@ -205,3 +206,25 @@ class ChatTemplate:
 
     def __repr__(self):
         return f"ChatTemplate(name={self.name!r}, {len(self.source)} bytes)"
+
+
+def patch_transformers():
+    """Makes transformers render chat templates with chatcodec: replaces
+    `render_jinja_template` in the modules that call it (`tokenization_utils_base` for
+    `tokenizer.apply_chat_template`, `processing_utils` for processors) and in
+    `chat_template_utils` itself. The one line to write instead of this call, for tokenizers::
+
+        transformers.tokenization_utils_base.render_jinja_template = chatcodec.render_jinja_template
+    """
+    import importlib
+
+    for module in (
+        "transformers.utils.chat_template_utils",
+        "transformers.tokenization_utils_base",
+        "transformers.processing_utils",
+    ):
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue
+        mod.render_jinja_template = render_jinja_template
