@@ -121,10 +121,9 @@ def render_jinja_template(
     compiled = _compile(chat_template)
     schemas = _tool_schemas(tools)
     _check_documents(documents)
-    chats = [chat.messages if hasattr(chat, "messages") else chat for chat in conversations]
     return _chatcodec.render(
         compiled,
-        chats,
+        conversations,
         schemas,
         documents,
         add_generation_prompt,

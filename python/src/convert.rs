@@ -144,7 +144,7 @@ impl Converter {
         }
         // Exact JSON scalars first: the common case.
         if let Ok(s) = obj.cast_exact::<PyString>() {
-            return Ok(Data::Str(s.to_cow()?.into_owned()));
+            return Ok(Data::Str(string(s)?));
         }
         if obj.is_exact_instance_of::<PyBool>() {
             return Ok(Data::Bool(obj.is_truthy()?));
@@ -163,7 +163,7 @@ impl Converter {
         }
         // Subclasses of the scalars, as their base values.
         if let Ok(s) = obj.cast::<PyString>() {
-            return Ok(Data::Str(s.to_cow()?.into_owned()));
+            return Ok(Data::Str(string(s)?));
         }
         if obj.is_instance_of::<PyInt>() {
             return int_data(obj);
@@ -279,6 +279,44 @@ impl Converter {
         let key = self.convert(k)?;
         let value = self.convert(v).at(|| Step::Key(key_text(k, &key)))?;
         Ok((key, value))
+    }
+}
+
+#[cfg(not(windows))]
+extern "C" {
+    // Part of CPython's C API on every version this wheel supports (3.3+), though in the
+    // stable ABI only from 3.10: on Linux and macOS the symbol resolves from the running
+    // interpreter; Windows' python3.dll exports it only from 3.10, so Windows takes the
+    // limited-API path.
+    fn PyUnicode_AsUTF8AndSize(
+        unicode: *mut pyo3::ffi::PyObject,
+        size: *mut pyo3::ffi::Py_ssize_t,
+    ) -> *const std::os::raw::c_char;
+}
+
+/// The text of a `str` (or a subclass's base value), read from CPython's cached UTF-8 form
+/// without making a bytes object.
+pub(crate) fn string(s: &Bound<'_, PyString>) -> PyResult<String> {
+    #[cfg(not(windows))]
+    {
+        let mut size: pyo3::ffi::Py_ssize_t = 0;
+        // SAFETY: `s` is a live str object and the GIL is held; the returned buffer belongs to
+        // the object (valid while it lives, which outlasts this copy).
+        let ptr = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+        if ptr.is_null() {
+            return Err(PyErr::fetch(s.py()));
+        }
+        let len = usize::try_from(size).unwrap_or(0);
+        // SAFETY: CPython guarantees `size` bytes of valid UTF-8 at `ptr`.
+        let bytes = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) };
+        Ok(std::str::from_utf8(bytes).map_or_else(
+            |_| String::from_utf8_lossy(bytes).into_owned(),
+            str::to_string,
+        ))
+    }
+    #[cfg(windows)]
+    {
+        Ok(s.to_cow()?.into_owned())
     }
 }
 

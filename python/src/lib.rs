@@ -69,12 +69,17 @@ fn data(obj: Option<&Bound<'_, PyAny>>, root: &str) -> PyResult<Data> {
     }
 }
 
-/// The messages of one conversation (a list or tuple of dicts after conversion).
-fn messages(obj: &Bound<'_, PyAny>, root: &str) -> PyResult<Vec<Data>> {
-    match data(Some(obj), root)? {
+/// The messages of one conversation (a list or tuple of dicts after conversion); `root`
+/// names it in errors.
+fn messages(obj: &Bound<'_, PyAny>, root: impl Fn() -> String) -> PyResult<Vec<Data>> {
+    let converted = Converter::new()
+        .convert(obj)
+        .map_err(|e| e.into_pyerr(&root()))?;
+    match converted {
         Data::List(m) | Data::Tuple(m) => Ok(m),
         other => Err(PyTypeError::new_err(format!(
-            "{root}: a conversation must be a list of messages, got {}",
+            "{}: a conversation must be a list of messages, got {}",
+            root(),
             kind_name(&other)
         ))),
     }
@@ -135,7 +140,19 @@ fn render<'py>(
 ) -> PyResult<(Vec<String>, Bound<'py, PyList>)> {
     let mut chats = Vec::new();
     for (i, chat) in conversations.try_iter()?.enumerate() {
-        chats.push(messages(&chat?, &format!("conversations[{i}]"))?);
+        let chat = chat?;
+        // A Conversation object (anything but a list or tuple with `.messages`) is read
+        // through its messages, as transformers does.
+        let chat =
+            if chat.is_exact_instance_of::<PyList>() || chat.is_exact_instance_of::<PyTuple>() {
+                chat
+            } else {
+                match chat.getattr(pyo3::intern!(py, "messages")) {
+                    Ok(m) => m,
+                    Err(_) => chat,
+                }
+            };
+        chats.push(messages(&chat, || format!("conversations[{i}]"))?);
     }
     let mut request = DataRequest {
         messages: Vec::new(),
@@ -330,7 +347,7 @@ impl NativeChatTemplate {
         mask: bool,
     ) -> PyResult<(String, Vec<(usize, usize)>)> {
         let request = DataRequest {
-            messages: self::messages(messages, "messages")?,
+            messages: self::messages(messages, || "messages".to_string())?,
             tools: data(tools, "tools")?,
             documents: data(documents, "documents")?,
             add_generation_prompt: match add_generation_prompt {

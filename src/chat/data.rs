@@ -90,20 +90,20 @@ impl Data {
             Data::List(items) => Value::List(Self::slice(items, ctx)?),
             Data::Tuple(items) => Value::Tuple(Self::slice(items, ctx)?),
             Data::Dict(pairs) => {
-                let mut out = Vec::with_capacity(pairs.len());
+                let mut out = bumpalo::collections::Vec::with_capacity_in(pairs.len(), ctx.arena);
                 for (k, v) in pairs {
                     out.push((k.to_value(ctx)?, v.to_value(ctx)?));
                 }
-                Value::Dict(ctx.arena.alloc_slice_copy(&out))
+                Value::Dict(out.into_bump_slice())
             }
         })
     }
 
     pub(crate) fn slice<'a>(items: &'a [Data], ctx: &Ctx<'a>) -> Result<&'a [Value<'a>], Error> {
-        let mut out = Vec::with_capacity(items.len());
+        let mut out = bumpalo::collections::Vec::with_capacity_in(items.len(), ctx.arena);
         for d in items {
             out.push(d.to_value(ctx)?);
         }
-        Ok(ctx.arena.alloc_slice_copy(&out))
+        Ok(out.into_bump_slice())
     }
 }
