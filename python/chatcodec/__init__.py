@@ -42,6 +42,7 @@ __all__ = [
     "render_jinja_template",
 ]
 
+_render = _chatcodec.render
 formats = _chatcodec.formats
 plain_data = _chatcodec.plain_data
 
@@ -118,16 +119,21 @@ def render_jinja_template(
     Template errors raise `TemplateError` (a `jinja2.TemplateError` when jinja2 is
     importable); argument errors raise `TypeError`/`ValueError` as transformers does.
     """
-    compiled = _compile(chat_template)
-    schemas = _tool_schemas(tools)
-    _check_documents(documents)
-    return _chatcodec.render(
-        compiled,
+    if tools is not None:
+        tools = _tool_schemas(tools)
+    if documents is not None:
+        _check_documents(documents)
+    if continue_final_message:
+        continue_final_message = _continue_field(continue_final_message)
+    else:
+        continue_final_message = None
+    return _render(
+        _compile(chat_template),
         conversations,
-        schemas,
+        tools,
         documents,
         add_generation_prompt,
-        _continue_field(continue_final_message),
+        continue_final_message,
         kwargs,
         bool(return_assistant_tokens_mask),
     )

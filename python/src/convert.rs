@@ -132,9 +132,7 @@ pub(crate) struct Converter {
 
 impl Converter {
     pub(crate) fn new() -> Converter {
-        Converter {
-            stack: Vec::with_capacity(16),
-        }
+        Converter { stack: Vec::new() }
     }
 
     /// Converts one object.

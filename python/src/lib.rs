@@ -139,8 +139,11 @@ fn render<'py>(
     mask: bool,
 ) -> PyResult<(Vec<String>, Bound<'py, PyList>)> {
     let mut chats = Vec::new();
-    for (i, chat) in conversations.try_iter()?.enumerate() {
-        let chat = chat?;
+    let items: Vec<Bound<'py, PyAny>> = match conversations.cast_exact::<PyList>() {
+        Ok(list) => list.iter().collect(),
+        Err(_) => conversations.try_iter()?.collect::<PyResult<_>>()?,
+    };
+    for (i, chat) in items.into_iter().enumerate() {
         // A Conversation object (anything but a list or tuple with `.messages`) is read
         // through its messages, as transformers does.
         let chat =
