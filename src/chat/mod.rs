@@ -58,7 +58,8 @@ pub fn render_request_to(
 }
 
 /// Like [`render_request_to`]; also returns the byte ranges of the prompt (relative to where
-/// it starts in `out`) that `{% generation %}` blocks produced: the assistant mask.
+/// it starts in `out`) that `{% generation %}` blocks produced: the assistant mask. With
+/// `continue_final_message` the ranges are cut with the prompt: none reaches past its end.
 pub fn render_request_spans(
     template: &Template,
     request: &serde_json::Value,
