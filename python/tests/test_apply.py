@@ -123,3 +123,33 @@ def test_eight_threads_share_one_template():
         th.join()
     for r in results:
         assert r is not None and all(x == want for x in r)
+
+
+def test_from_pretrained_reads_gguf_files(tmp_path):
+    gguf = need("gguf")
+    np = need("numpy")
+    source = read_template("Qwen-Qwen3-0.6B.jinja")
+    path = tmp_path / "model.gguf"
+    tokens = ["<unk>", "<s>", "</s>", "hello"]
+    w = gguf.GGUFWriter(str(path), arch="llama")
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_scores([0.0] * len(tokens))
+    w.add_token_types([2, 3, 3, 1])
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    w.add_chat_template(source)
+    w.add_tensor("token_embd.weight", np.zeros((len(tokens), 4), dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    t = chatcodec.ChatTemplate.from_pretrained(path)
+    assert t.source == source
+    assert t.special_tokens.get("eos_token") == "</s>"
+    assert t.format == "hermes"
+    for _, request in scenarios():
+        req = copy.deepcopy(request)
+        messages = req.pop("messages")
+        want = outcome(lambda: chatcodec.ChatTemplate(source, bos_token="<s>", eos_token="</s>").apply(messages, **req))
+        assert outcome(lambda: t.apply(messages, **req)) == want
