@@ -528,6 +528,7 @@ fn cli_options_on_model_folders_match_transformers() {
         "template: tool_use",
         "token: bos_token = \"<s>\"",
         "family: ",
+        "format: ",
         "(chat_template.jinja)",
     ] {
         assert!(text.contains(line), "{line} not in {text}");

@@ -271,3 +271,19 @@ fn user_grammar_file() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn call_ids_are_fresh_unless_seeded() {
+    let id = |args: &[&str]| {
+        let (code, out) = run(args, OUT.as_bytes());
+        assert_eq!(code, 0);
+        let m: Value = serde_json::from_str(out.trim()).unwrap();
+        m["tool_calls"][0]["id"].as_str().unwrap().to_string()
+    };
+    let base = ["--format", "hermes", "--forced-open"];
+    let (a, b) = (id(&base), id(&base));
+    assert!(a.starts_with("call_") && b.starts_with("call_"), "{a} {b}");
+    assert_ne!(a, b, "two runs drew the same id");
+    let seeded = ["--format", "hermes", "--forced-open", "--id-seed", "7"];
+    assert_eq!(id(&seeded), id(&seeded));
+}

@@ -197,3 +197,69 @@ fn corpus_round_trip() {
         failed.len()
     );
 }
+
+/// Templates whose markers tell another format than their file name, and why.
+const DETECTED_OTHERWISE: &[(&str, Option<&str>, &str)] = &[
+    (
+        "hermes-3-llama-3.1-70b.jinja",
+        Some("hermes"),
+        "ChatML with Hermes <tool_call>; llama-3.1 is only the base model",
+    ),
+    (
+        "nousresearch-hermes-3-llama-3.1-70b-default.jinja",
+        Some("hermes"),
+        "ChatML with Hermes <tool_call>; llama-3.1 is only the base model",
+    ),
+    (
+        "lfm2.5-instruct.jinja",
+        Some("hermes"),
+        "plain ChatML: no tool or reasoning marker tells LFM2",
+    ),
+    (
+        "unsloth-liquid_lfm2.jinja",
+        Some("hermes"),
+        "plain ChatML: no tool or reasoning marker tells LFM2",
+    ),
+    (
+        "indischepartij-minicpm-3b-openhermes-2.5-v2.jinja",
+        None,
+        "MiniCPM's <用户>/<AI> turns, no tool syntax",
+    ),
+];
+
+/// `Format::for_template` (what `chatcodec show` prints) names, from a template's markers, the
+/// format its file name puts it in above, for every corpus template of a known family.
+#[test]
+fn format_detected_from_template_markers() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/templates");
+    let Ok(dir) = std::fs::read_dir(&corpus) else {
+        return skip("../shared/corpus/templates is missing");
+    };
+    let mut files: Vec<_> = dir.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    files.sort();
+    let (mut checked, mut wrong) = (0, Vec::new());
+    for path in files {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        let Some((_, want)) = FAMILIES
+            .iter()
+            .find(|(pats, _)| pats.iter().any(|p| name.contains(p)))
+        else {
+            continue;
+        };
+        let source = std::fs::read_to_string(&path).expect("template");
+        let got = Format::for_template(&source).map(|f| f.name());
+        checked += 1;
+        let want = match DETECTED_OTHERWISE.iter().find(|(n, _, _)| *n == name) {
+            Some((_, other, _)) => *other,
+            None => Some(*want),
+        };
+        if got != want {
+            wrong.push(format!("{name}: {got:?}, want {want:?}"));
+        }
+    }
+    assert!(checked > 50, "only {checked} templates");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -13,6 +13,7 @@ use crate::template::Template;
 use crate::value::{Ctx, Value};
 
 pub mod caps;
+mod data;
 mod family;
 pub mod incremental;
 pub mod media;
@@ -22,6 +23,7 @@ mod request;
 mod template;
 pub mod validate;
 
+pub use data::{Data, DataRequest};
 pub use family::{Family, QWEN3_5_TEMPLATE};
 pub use request::{
     ChatRequest, Content, ContentPart, ContinueFinalMessage, FunctionCall, FunctionDef, KeyOrder,
@@ -29,7 +31,7 @@ pub use request::{
 };
 pub use template::ChatTemplate;
 
-pub(crate) const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "thinking", "reasoning"];
+const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "thinking", "reasoning"];
 const CONTINUE_TAG: &str = "CONTINUE_FINAL_MESSAGE_TAG ";
 
 /// Request keys that are arguments of `render_jinja_template` rather than template variables.
@@ -60,7 +62,8 @@ pub fn render_request_to(
 }
 
 /// Like [`render_request_to`]; also returns the byte ranges of the prompt (relative to where
-/// it starts in `out`) that `{% generation %}` blocks produced: the assistant mask.
+/// it starts in `out`) that `{% generation %}` blocks produced: the assistant mask. With
+/// `continue_final_message` the ranges are cut with the prompt: none reaches past its end.
 pub fn render_request_spans(
     template: &Template,
     request: &serde_json::Value,
@@ -82,6 +85,24 @@ pub(crate) struct Extra<'e> {
     pub now: Option<crate::clock::DateTime>,
 }
 
+/// Renders one conversation given as [`Data`] (a language binding's own objects, converted
+/// without JSON) the way transformers' `render_jinja_template` does; appends the prompt to
+/// `out` and returns the `{% generation %}` byte ranges, as [`render_request_spans`].
+pub fn render_data_spans(
+    template: &Template,
+    request: &DataRequest,
+    out: &mut String,
+) -> Result<Vec<(usize, usize)>, Error> {
+    render_source(template, Source::Data(request), &Extra::default(), out)
+}
+
+/// A request as JSON or as [`Data`].
+#[derive(Clone, Copy)]
+pub(crate) enum Source<'r> {
+    Json(&'r serde_json::Map<String, serde_json::Value>),
+    Data(&'r DataRequest),
+}
+
 /// [`render_request_spans`] with `apply_chat_template`'s additions.
 pub(crate) fn render_impl(
     template: &Template,
@@ -92,8 +113,12 @@ pub(crate) fn render_impl(
     let Some(req) = request.as_object() else {
         return Err(err!(Input, "a chat request must be a JSON object"));
     };
-    let messages_value = req.get("messages");
-    let messages = match messages_value {
+    render_source(template, Source::Json(req), extra, out)
+}
+
+/// Checks a JSON request; returns the field to continue, if any.
+fn check_json(req: &serde_json::Map<String, serde_json::Value>) -> Result<Option<&str>, Error> {
+    let messages = match req.get("messages") {
         Some(serde_json::Value::Array(m)) => m,
         Some(_) => return Err(err!(Input, "field 'messages' must be a list")),
         None => return Err(err!(Input, "the request has no 'messages'")),
@@ -107,39 +132,15 @@ pub(crate) fn render_impl(
         }
     }
     check_fields(req)?;
-    let cont = match req.get("continue_final_message") {
-        None | Some(serde_json::Value::Null) | Some(serde_json::Value::Bool(false)) => None,
-        Some(serde_json::Value::Bool(true)) => Some("content"),
-        Some(serde_json::Value::String(s)) => Some(s.as_str()),
-        Some(_) => {
-            return Err(err!(
-                Input,
-                "field 'continue_final_message' must be a bool or a field name"
-            ))
-        }
-    };
-    let start = out.len();
-    let prog = &template.program;
-    let mut final_text = None;
-    let limits = extra.limits.unwrap_or(&template.options.limits);
-    let spans = crate::vm::with_arena(|arena| {
-        let now = extra.now.unwrap_or_else(|| template.options.clock.now());
-        let ctx = Ctx::new(arena, now, limits.max_output);
-        let (msgs, final_message) = match messages_value {
-            Some(v) => build_messages(&ctx, v, messages, cont, extra.drop_none, &prog.source)?,
-            None => (Value::None, None),
-        };
-        final_text = final_message;
-        let globals = crate::vm::resolve_globals(prog, &ctx, |name| match name {
-            "messages" => Some(msgs),
-            _ => request_global(req, extra.kwargs, &ctx, name),
-        });
-        crate::vm::run(prog, &ctx, &globals, out, limits)
-    })?;
-    if let Some(final_text) = final_text {
-        cut_after_final_message(out, start, &final_text)?;
+    match req.get("continue_final_message") {
+        None | Some(serde_json::Value::Null) | Some(serde_json::Value::Bool(false)) => Ok(None),
+        Some(serde_json::Value::Bool(true)) => Ok(Some("content")),
+        Some(serde_json::Value::String(s)) => Ok(Some(s.as_str())),
+        Some(_) => Err(err!(
+            Input,
+            "field 'continue_final_message' must be a bool or a field name"
+        )),
     }
-    Ok(spans)
 }
 
 /// The checks of `tools` and `documents` transformers makes before rendering.
@@ -195,49 +196,165 @@ pub(crate) fn request_global<'a>(
     }
 }
 
+/// Checks a [`DataRequest`] as `render_jinja_template` does.
+fn check_data(req: &DataRequest) -> Result<(), Error> {
+    for (i, m) in req.messages.iter().enumerate() {
+        if !matches!(m, Data::Dict(_)) {
+            return Err(err!(
+                Type,
+                "message {i}: chat messages should be dicts, dataclasses or pydantic models"
+            ));
+        }
+    }
+    let docs_ok = match &req.documents {
+        Data::None => true,
+        Data::List(d) | Data::Tuple(d) => d.iter().all(|d| matches!(d, Data::Dict(_))),
+        _ => false,
+    };
+    if !docs_ok {
+        return Err(err!(
+            Type,
+            "Documents should be a list of dicts with 'title' and 'text' keys!"
+        ));
+    }
+    Ok(())
+}
+
+/// Renders a request of either kind; spans never reach past the end of the prompt.
+pub(crate) fn render_source(
+    template: &Template,
+    src: Source<'_>,
+    extra: &Extra<'_>,
+    out: &mut String,
+) -> Result<Vec<(usize, usize)>, Error> {
+    let cont = match src {
+        Source::Json(req) => check_json(req)?,
+        Source::Data(req) => {
+            check_data(req)?;
+            req.continue_final_message.as_deref()
+        }
+    };
+    let start = out.len();
+    let prog = &template.program;
+    let mut final_text = None;
+    let limits = extra.limits.unwrap_or(&template.options.limits);
+    let mut spans = crate::vm::with_arena(|arena| {
+        let now = extra.now.unwrap_or_else(|| template.options.clock.now());
+        let ctx = Ctx::new(arena, now, limits.max_output);
+        let source = &prog.source;
+        let globals = match src {
+            Source::Json(req) => {
+                let (msgs, final_message) = match req.get("messages") {
+                    Some(v @ serde_json::Value::Array(m)) => build_messages(
+                        &ctx,
+                        Value::Json(v),
+                        m.iter().map(Value::from_json),
+                        cont,
+                        extra.drop_none,
+                        source,
+                    )?,
+                    _ => (Value::None, None),
+                };
+                final_text = final_message;
+                crate::vm::resolve_globals(prog, &ctx, |name| match name {
+                    "messages" => Some(msgs),
+                    _ => request_global(req, extra.kwargs, &ctx, name),
+                })
+            }
+            Source::Data(req) => {
+                let items = Data::slice(&req.messages, &ctx)?;
+                let (msgs, final_message) = build_messages(
+                    &ctx,
+                    Value::List(items),
+                    items.iter().copied(),
+                    cont,
+                    extra.drop_none,
+                    source,
+                )?;
+                final_text = final_message;
+                let tools = req.tools.to_value(&ctx)?;
+                let documents = req.documents.to_value(&ctx)?;
+                let agp = req.add_generation_prompt.to_value(&ctx)?;
+                let mut kwargs = Vec::with_capacity(req.kwargs.len());
+                for (k, v) in &req.kwargs {
+                    kwargs.push((k.as_str(), v.to_value(&ctx)?));
+                }
+                crate::vm::resolve_globals(prog, &ctx, |name| match name {
+                    "messages" => Some(msgs),
+                    "tools" => Some(tools),
+                    "documents" => Some(documents),
+                    "add_generation_prompt" => Some(agp),
+                    _ => kwargs
+                        .iter()
+                        .find(|(k, _)| *k == name)
+                        .map(|(_, v)| *v)
+                        .or_else(|| {
+                            extra
+                                .kwargs
+                                .and_then(|k| k.get(name))
+                                .map(|v| Value::from_json_in(v, &ctx))
+                        }),
+                })
+            }
+        };
+        crate::vm::run(prog, &ctx, &globals, out, limits)
+    })?;
+    if let Some(final_text) = final_text {
+        cut_after_final_message(out, start, &final_text)?;
+        // The mask covers only what is left of the prompt.
+        let end = out.len() - start;
+        spans.retain(|(s, _)| *s < end);
+        for span in &mut spans {
+            span.1 = span.1.min(end);
+        }
+    }
+    Ok(spans)
+}
+
 /// The `messages` value, and the text of the final message when continuing it.
 fn build_messages<'a>(
     ctx: &Ctx<'a>,
-    messages_value: &'a serde_json::Value,
-    messages: &'a [serde_json::Value],
+    original: Value<'a>,
+    messages: impl ExactSizeIterator<Item = Value<'a>> + Clone,
     cont: Option<&str>,
     drop_none: bool,
     template_source: &str,
 ) -> Result<(Value<'a>, Option<String>), Error> {
-    let has_null = |m: &serde_json::Value| {
+    let has_null = |m: Value<'a>| {
         drop_none
-            && m.as_object()
-                .is_some_and(|o| o.values().any(|v| v.is_null()))
+            && match m {
+                Value::Json(serde_json::Value::Object(o)) => o.values().any(|v| v.is_null()),
+                Value::Dict(d) => d.iter().any(|(_, v)| matches!(v, Value::None)),
+                _ => false,
+            }
     };
-    let needs_alias = |m: &serde_json::Value| {
+    let needs_alias = |m: Value<'a>| {
         has_null(m)
-            || REASONING_FIELDS.iter().any(|k| {
-                m.as_object()
-                    .and_then(|o| crate::value::ops::json_get(o, k))
-                    .is_some_and(|v| !v.is_null())
-            })
+            || REASONING_FIELDS
+                .iter()
+                .any(|k| get_field(m, k).is_some_and(|v| !matches!(v, Value::None)))
     };
-    if cont.is_none() && !messages.iter().any(needs_alias) {
-        // The common case: the caller's JSON, read in place.
-        return Ok((Value::Json(messages_value), None));
+    if cont.is_none() && !messages.clone().any(needs_alias) {
+        // The common case: the caller's messages, read in place.
+        return Ok((original, None));
     }
     let mut out: Vec<Value<'a>> = Vec::with_capacity(messages.len());
     for m in messages {
         out.push(if needs_alias(m) {
             alias_reasoning(ctx, m, drop_none)
         } else {
-            Value::from_json(m)
+            m
         });
     }
     let Some(field) = cont else {
         return Ok((Value::List(ctx.slice(out)), None));
     };
-    let Some(last) = messages.last() else {
+    if out.is_empty() {
         return Err(err!(
             Value,
             "continue_final_message is set but the conversation is empty!"
         ));
-    };
+    }
     let last_value = out.last().copied().unwrap_or(Value::None);
     let final_message = get_field(last_value, field);
     if matches!(final_message, None | Some(Value::None)) {
@@ -264,7 +381,6 @@ fn build_messages<'a>(
             "continue_final_message is set to \"{field}\" but this is not an accepted field in the chat_template"
         ));
     }
-    let _ = last;
     let (new_last, text) = match final_message {
         Value::Str(_) => {
             let mut pairs = dict_pairs(ctx, last_value);
@@ -333,30 +449,32 @@ fn build_messages<'a>(
 /// reasoning field, in transformers' key order.
 /// With `drop_none`, keys whose value is null are dropped first (and a message without a
 /// reasoning field is not aliased).
-fn alias_reasoning<'a>(ctx: &Ctx<'a>, m: &'a serde_json::Value, drop_none: bool) -> Value<'a> {
-    let Some(obj) = m.as_object() else {
-        return Value::from_json(m);
-    };
+fn alias_reasoning<'a>(ctx: &Ctx<'a>, m: Value<'a>, drop_none: bool) -> Value<'a> {
+    if !matches!(
+        m,
+        Value::Json(serde_json::Value::Object(_)) | Value::Dict(_)
+    ) {
+        return m;
+    }
     let reasoning = REASONING_FIELDS
         .iter()
-        .find_map(|k| obj.get(*k).filter(|v| !v.is_null()));
-    let mut pairs: Vec<(Value<'a>, Value<'a>)> = Vec::with_capacity(obj.len() + 2);
+        .find_map(|k| get_field(m, k).filter(|v| !matches!(v, Value::None)));
+    let fields = dict_pairs(ctx, m);
+    let keep = |v: &Value<'a>| !(drop_none && matches!(v, Value::None));
+    let mut pairs: Vec<(Value<'a>, Value<'a>)> = Vec::with_capacity(fields.len() + 2);
     if drop_none && reasoning.is_none() {
-        for (k, v) in obj.iter().filter(|(_, v)| !v.is_null()) {
-            pairs.push((Value::Str(k), Value::from_json_in(v, ctx)));
-        }
+        pairs.extend(fields.into_iter().filter(|(_, v)| keep(v)));
         return Value::Dict(ctx.arena.alloc_slice_copy(&pairs));
     }
-    let reasoning = reasoning.map_or(Value::None, |v| Value::from_json_in(v, ctx));
+    let reasoning = reasoning.unwrap_or(Value::None);
     pairs.push((Value::Str("thinking"), reasoning));
-    for (k, v) in obj.iter().filter(|(_, v)| !(drop_none && v.is_null())) {
-        let v = Value::from_json_in(v, ctx);
+    for (k, v) in fields.into_iter().filter(|(_, v)| keep(v)) {
         match pairs
             .iter_mut()
-            .find(|(pk, _)| matches!(pk, Value::Str(s) if *s == k.as_str()))
+            .find(|(pk, _)| crate::value::ops::eq(pk, &k))
         {
             Some(p) => p.1 = v,
-            None => pairs.push((Value::Str(k), v)),
+            None => pairs.push((k, v)),
         }
     }
     match pairs
@@ -371,7 +489,9 @@ fn alias_reasoning<'a>(ctx: &Ctx<'a>, m: &'a serde_json::Value, drop_none: bool)
 
 fn get_field<'a>(v: Value<'a>, key: &str) -> Option<Value<'a>> {
     match v {
-        Value::Json(serde_json::Value::Object(o)) => o.get(key).map(Value::from_json),
+        Value::Json(serde_json::Value::Object(o)) => {
+            crate::value::ops::json_get(o, key).map(Value::from_json)
+        }
         Value::Dict(d) => d
             .iter()
             .find(|(k, _)| matches!(k, Value::Str(s) if *s == key))

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{render_impl, ChatRequest, Extra, Family};
+use super::{render_impl, render_source, ChatRequest, Data, DataRequest, Extra, Family, Source};
 use crate::error::{err, Error};
 use crate::template::Template;
 
@@ -133,6 +133,48 @@ impl ChatTemplate {
     }
 }
 
+impl ChatTemplate {
+    /// [`ChatTemplate::apply_to`] for a request given as [`Data`] (a language binding's own
+    /// objects): the checks of `apply_chat_template`, null message keys dropped, the special
+    /// tokens as kwargs under the request's own.
+    pub fn apply_data_to(
+        &self,
+        request: &DataRequest,
+        mask: bool,
+        out: &mut String,
+    ) -> Result<Vec<(usize, usize)>, Error> {
+        check_flags(
+            request.messages.is_empty(),
+            request.continue_final_message.is_some(),
+            request.add_generation_prompt.is_true(),
+            mask,
+        )?;
+        let extra = Extra {
+            kwargs: Some(&self.special_tokens),
+            drop_none: true,
+            ..Extra::default()
+        };
+        let spans = render_source(&self.template, Source::Data(request), &extra, out)?;
+        Ok(if mask { spans } else { Vec::new() })
+    }
+}
+
+impl Data {
+    /// Python truth.
+    pub(crate) fn is_true(&self) -> bool {
+        match self {
+            Data::None => false,
+            Data::Bool(b) => *b,
+            Data::Int(i) => *i != 0,
+            Data::BigInt { .. } => true,
+            Data::Float(f) => *f != 0.0,
+            Data::Str(s) => !s.is_empty(),
+            Data::List(v) | Data::Tuple(v) => !v.is_empty(),
+            Data::Dict(d) => !d.is_empty(),
+        }
+    }
+}
+
 fn truthy(v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) | Some(Value::Bool(false)) => false,
@@ -146,16 +188,29 @@ fn truthy(v: Option<&Value>) -> bool {
 
 /// The checks `apply_chat_template` makes before rendering.
 fn check_request(request: &Value, mask: bool) -> Result<(), Error> {
-    if let Some(Value::Array(m)) = request.get("messages") {
-        if m.is_empty() {
-            return Err(err!(
-                Value,
-                "Cannot apply chat template to an empty conversation. Provide at least one message."
-            ));
-        }
+    let empty = matches!(request.get("messages"), Some(Value::Array(m)) if m.is_empty());
+    check_flags(
+        empty,
+        truthy(request.get("continue_final_message")),
+        truthy(request.get("add_generation_prompt")),
+        mask,
+    )
+}
+
+/// The flag checks of `apply_chat_template`.
+fn check_flags(
+    empty: bool,
+    cont: bool,
+    add_generation_prompt: bool,
+    mask: bool,
+) -> Result<(), Error> {
+    if empty {
+        return Err(err!(
+            Value,
+            "Cannot apply chat template to an empty conversation. Provide at least one message."
+        ));
     }
-    let cont = truthy(request.get("continue_final_message"));
-    if cont && truthy(request.get("add_generation_prompt")) {
+    if cont && add_generation_prompt {
         return Err(err!(
             Value,
             "continue_final_message and add_generation_prompt are not compatible. Use continue_final_message when you want the model to continue the final message, and add_generation_prompt when you want to add a header that will prompt it to start a new assistant message instead."

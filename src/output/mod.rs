@@ -29,4 +29,4 @@ pub use spec::{
     CallSyntax, ChannelSpec, FormatSpec, IdSpec, Markers, ReasoningMode, ReasoningSpec,
     ToolCallSpec, ValueTyping,
 };
-pub use stream::{parse, parse_with, Options, Reasoning, StreamParser};
+pub use stream::{parse, parse_with, random_id_seed, Options, Reasoning, StreamParser};

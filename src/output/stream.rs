@@ -56,6 +56,19 @@ impl Options {
     }
 }
 
+/// A fresh random seed for [`Options::id_seed`], so call ids differ from run to run as
+/// servers' do: the standard library's per-process random hash keys, mixed with the time.
+pub fn random_id_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    h.write_u128(now);
+    h.write_u32(std::process::id());
+    h.finish()
+}
+
 /// A streaming parser of one model output.
 pub struct StreamParser {
     machine: Machine,

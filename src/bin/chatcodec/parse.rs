@@ -47,9 +47,10 @@ pub(crate) struct Args {
     /// With --stream: bytes per chunk fed to the parser (chunks may split markers and UTF-8).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
     chunk_bytes: u64,
-    /// Seed of generated tool call ids.
-    #[arg(long, default_value_t = 0)]
-    id_seed: u64,
+    /// Seed of generated tool call ids, for reproducible ids; without it every run draws
+    /// fresh random ids, as servers do.
+    #[arg(long)]
+    id_seed: Option<u64>,
     /// A JSON file with the request's OpenAI `tools` array: a call to a name not in it is
     /// reported as malformed and kept as content. Without it, any name is accepted.
     #[arg(long, value_name = "FILE")]
@@ -103,7 +104,9 @@ pub(crate) fn run(args: Args) -> i32 {
         &format,
         Options {
             reasoning,
-            id_seed: args.id_seed,
+            id_seed: args
+                .id_seed
+                .unwrap_or_else(chatcodec::output::random_id_seed),
             tools,
             keep_unknown_tools: keep_unknown && !args.strict_tools,
         },

@@ -1,4 +1,5 @@
-//! `chatcodec show`: which chat templates, special tokens and family a model has.
+//! `chatcodec show`: which chat templates, special tokens, family and output format (the
+//! `parse --format` name) a model has.
 
 use std::path::PathBuf;
 
@@ -36,6 +37,18 @@ pub(crate) fn run(args: Args) -> i32 {
     println!("source: {}", model.origin());
     println!("family: {}", model.family().name());
     println!("builtin: {}", model.is_builtin());
+    // The `parse --format` name of the model's output, from its default (or first) template.
+    let source = model
+        .source("default")
+        .or_else(|| model.names().next().and_then(|n| model.source(n)));
+    match source.and_then(chatcodec::output::Format::for_template) {
+        Some(f) => println!(
+            "format: {} (chatcodec parse --format {})",
+            f.name(),
+            f.name()
+        ),
+        None => println!("format: unknown (no tool-call or reasoning markers in the template)"),
+    }
     for name in model.names() {
         let len = model.source(name).map_or(0, str::len);
         println!("template: {name} ({len} bytes)");

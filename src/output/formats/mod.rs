@@ -8,6 +8,7 @@ use crate::{Error, ErrorKind};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
+mod detect;
 mod names;
 mod specs;
 mod table;
@@ -209,6 +210,13 @@ impl Format {
     /// tool-call and reasoning parser names, and others).
     pub fn aliases(name: &str) -> Vec<&'static str> {
         names::aliases(name)
+    }
+
+    /// The format a model with this chat template writes, told by the markers the template
+    /// writes (tool-call and reasoning syntax); `None` when nothing tells (plain ChatML, a
+    /// template without tool calls).
+    pub fn for_template(source: &str) -> Option<Format> {
+        detect::detect(source).and_then(|name| Format::by_name(name).ok())
     }
 
     /// This format's name.

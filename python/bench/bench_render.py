@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Side-by-side timing (not a test): chatcodec.render_jinja_template against transformers'
+render_jinja_template over the corpus, and the cost of the binding itself.
+
+    python3 python/bench/bench_render.py [--runs 3] [--reps 10]
+
+For every corpus template and scenario that transformers renders without error, both
+functions render the same request `reps` times (templates compiled and cached first, as both
+cache them); the per-request time is the median of those. Reported per run: the median over
+all requests of each function's time and of the per-request ratio; then over runs, the mean
+and spread (min..max). Also: the binding's fixed cost (a template that prints nothing, the
+median scenario's data converted) and `plain_data` conversion alone.
+"""
+
+import argparse
+import copy
+import json
+import os
+import pathlib
+import statistics
+import time
+
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+import chatcodec  # noqa: E402
+from transformers.utils import chat_template_utils as ctu  # noqa: E402
+
+CORPUS = pathlib.Path(__file__).resolve().parents[3] / "shared" / "corpus"
+
+
+def load():
+    scenarios = []
+    for p in sorted((CORPUS / "scenarios").glob("*.json")):
+        req = json.loads(p.read_text(encoding="utf-8"))
+        req.pop("description", None)
+        scenarios.append(req)
+    templates = []
+    for p in sorted((CORPUS / "templates").glob("*.jinja")):
+        with open(p, encoding="utf-8", newline="") as f:
+            templates.append(f.read())
+    return templates, scenarios
+
+
+def timed(fn, reps):
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter_ns()
+        fn()
+        times.append(time.perf_counter_ns() - t0)
+    return statistics.median(times)
+
+
+def cases(templates, scenarios):
+    out = []
+    for src in templates:
+        for req in scenarios:
+            r = copy.deepcopy(req)
+            msgs = r.pop("messages")
+            try:
+                ctu.render_jinja_template([msgs], chat_template=src, **r)
+                chatcodec.render_jinja_template([msgs], chat_template=src, **r)
+            except Exception:  # noqa: BLE001 - only requests both render
+                continue
+            out.append((src, msgs, r))
+    return out
+
+
+def run(all_cases, reps):
+    ours, theirs, ratios = [], [], []
+    for src, msgs, r in all_cases:
+        a = timed(lambda: chatcodec.render_jinja_template([msgs], chat_template=src, **r), reps)
+        b = timed(lambda: ctu.render_jinja_template([msgs], chat_template=src, **r), reps)
+        ours.append(a)
+        theirs.append(b)
+        ratios.append(b / a)
+    return statistics.median(ours), statistics.median(theirs), statistics.median(ratios)
+
+
+def spread(values, unit=""):
+    return f"{statistics.mean(values):.2f}{unit} ({min(values):.2f}..{max(values):.2f})"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=10)
+    args = ap.parse_args()
+    templates, scenarios = load()
+    all_cases = cases(templates, scenarios)
+    print(f"{len(all_cases)} requests ({len(templates)} templates x {len(scenarios)} scenarios, "
+          f"those both render), {args.reps} reps each, {args.runs} runs")
+    results = []
+    for i in range(args.runs):
+        o, t, ratio = run(all_cases, args.reps)
+        results.append((o, t, ratio))
+        print(f"run {i + 1}: chatcodec {o / 1000:.1f} us, transformers {t / 1000:.1f} us, "
+              f"median ratio {ratio:.1f}x")
+    print("chatcodec median us:   ", spread([r[0] / 1000 for r in results]))
+    print("transformers median us:", spread([r[1] / 1000 for r in results]))
+    print("speed-up (median of per-request ratios):", spread([r[2] for r in results], "x"))
+
+    # The binding's own cost: conversion and call overhead with a template that prints nothing.
+    req = copy.deepcopy(scenarios[len(scenarios) // 2])
+    msgs = req.pop("messages")
+    empty = []
+    conv = []
+    for _ in range(args.runs):
+        empty.append(timed(lambda: chatcodec.render_jinja_template([msgs], chat_template="", **req), 20000))
+        conv.append(timed(lambda: chatcodec.plain_data(msgs), 20000))
+    print(f"binding fixed cost (empty template, {len(msgs)} messages):", spread([e / 1000 for e in empty], " us"))
+    print("plain_data round trip of those messages (convert + back to Python):",
+          spread([c / 1000 for c in conv], " us"))
+
+    # Threads: one ChatTemplate shared by 1, 2 and 8 threads (the GIL is released while
+    # rendering, so throughput grows with free cores).
+    import threading
+
+    src = next(t for t in templates if "<|im_start|>" in t and "<think>" in t)
+    tpl = chatcodec.ChatTemplate(src)
+    work = 4000
+
+    def worker(n):
+        for _ in range(n):
+            tpl.apply(msgs, **req)
+
+    for threads in (1, 2, 8):
+        rates = []
+        for _ in range(args.runs):
+            ts = [threading.Thread(target=worker, args=(work // threads,)) for _ in range(threads)]
+            t0 = time.perf_counter()
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            rates.append(work / (time.perf_counter() - t0) / 1000)
+        print(f"ChatTemplate.apply, {threads} thread(s): {spread(rates)} k renders/s "
+              f"({os.cpu_count()} cores)")
+
+
+if __name__ == "__main__":
+    main()

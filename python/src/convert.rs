@@ -1,0 +1,349 @@
+//! Python objects to chatcodec's [`Data`], exactly as transformers 5.23's
+//! `_plain_template_data` prepares template data, read directly (no JSON round trip):
+//!
+//! - `None` and exact `str`, `int`, `float`, `bool` as they are (ints of any size exactly);
+//! - subclasses of `str`, `int`, `float` (enums, ...) as their base values;
+//! - mappings as dicts (keys converted too), lists as lists, tuples as tuples;
+//! - numpy scalars as their `.item()`; dataclass instances as dicts of their fields;
+//!   objects with a callable `model_dump` (pydantic models) as what it returns;
+//! - anything else as the placeholder `"<TypeName>"`.
+//!
+//! A structure that contains itself raises `ValueError` naming the path where it does
+//! (transformers overflows the recursion limit there), as does one nested deeper than
+//! [`MAX_DEPTH`].
+
+use chatcodec::chat::Data;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+
+/// Containers nested deeper than this are refused (transformers' recursion limit stops near
+/// here too).
+pub(crate) const MAX_DEPTH: usize = 400;
+
+/// One step of a path into the caller's data.
+enum Step {
+    Index(usize),
+    Key(String),
+    Attr(String),
+}
+
+/// Why a conversion failed, and the path to where, built while unwinding.
+pub(crate) struct ConvError {
+    kind: Failure,
+    path: Vec<Step>,
+}
+
+enum Failure {
+    Cycle,
+    TooDeep,
+    Python(PyErr),
+}
+
+impl ConvError {
+    /// The Python exception, its message naming `root` and the path below it.
+    pub(crate) fn into_pyerr(self, root: &str) -> PyErr {
+        let mut path = root.to_string();
+        for step in self.path.iter().rev() {
+            match step {
+                Step::Index(i) => path.push_str(&format!("[{i}]")),
+                Step::Key(k) => path.push_str(&format!("[{k}]")),
+                Step::Attr(a) => path.push_str(&format!(".{a}")),
+            }
+        }
+        match self.kind {
+            Failure::Cycle => PyValueError::new_err(format!(
+                "cyclic structure: {path} contains itself, so it cannot be template data"
+            )),
+            Failure::TooDeep => PyValueError::new_err(format!(
+                "template data nested deeper than {MAX_DEPTH} levels at {path}"
+            )),
+            Failure::Python(e) => e,
+        }
+    }
+}
+
+impl From<PyErr> for ConvError {
+    fn from(e: PyErr) -> Self {
+        ConvError {
+            kind: Failure::Python(e),
+            path: Vec::new(),
+        }
+    }
+}
+
+trait At<T> {
+    fn at(self, step: impl FnOnce() -> Step) -> Result<T, ConvError>;
+}
+
+impl<T> At<T> for Result<T, ConvError> {
+    fn at(self, step: impl FnOnce() -> Step) -> Result<T, ConvError> {
+        self.map_err(|mut e| {
+            e.path.push(step());
+            e
+        })
+    }
+}
+
+/// Python's abstract base classes and helpers the rules need, looked up once.
+struct Helpers {
+    mapping: Py<PyType>,
+    fields: Py<PyAny>,
+}
+
+static HELPERS: PyOnceLock<Helpers> = PyOnceLock::new();
+static NP_GENERIC: PyOnceLock<Option<Py<PyType>>> = PyOnceLock::new();
+
+fn helpers(py: Python<'_>) -> PyResult<&Helpers> {
+    HELPERS.get_or_try_init(py, || {
+        let abc = py.import("collections.abc")?;
+        let dataclasses = py.import("dataclasses")?;
+        Ok(Helpers {
+            mapping: abc.getattr("Mapping")?.cast_into::<PyType>()?.unbind(),
+            fields: dataclasses.getattr("fields")?.unbind(),
+        })
+    })
+}
+
+/// `numpy.generic`, once numpy has been imported by someone (no object can be a numpy scalar
+/// before that, and we never import numpy ourselves).
+fn np_generic<'py>(py: Python<'py>) -> Option<Bound<'py, PyType>> {
+    if let Some(t) = NP_GENERIC.get(py) {
+        return t.as_ref().map(|t| t.bind(py).clone());
+    }
+    let modules = py.import("sys").ok()?.getattr("modules").ok()?;
+    let np = modules.get_item("numpy").ok()?;
+    let generic = np
+        .getattr("generic")
+        .ok()
+        .and_then(|g| g.cast_into::<PyType>().ok())
+        .map(Bound::unbind);
+    let _ = NP_GENERIC.set(py, generic);
+    NP_GENERIC
+        .get(py)
+        .and_then(|t| t.as_ref().map(|t| t.bind(py).clone()))
+}
+
+/// The converter: the containers on the current path (to see cycles).
+pub(crate) struct Converter {
+    stack: Vec<usize>,
+}
+
+impl Converter {
+    pub(crate) fn new() -> Converter {
+        Converter { stack: Vec::new() }
+    }
+
+    /// Converts one object.
+    pub(crate) fn convert(&mut self, obj: &Bound<'_, PyAny>) -> Result<Data, ConvError> {
+        if obj.is_none() {
+            return Ok(Data::None);
+        }
+        // Exact JSON scalars first: the common case.
+        if let Ok(s) = obj.cast_exact::<PyString>() {
+            return Ok(Data::Str(string(s)?));
+        }
+        if obj.is_exact_instance_of::<PyBool>() {
+            return Ok(Data::Bool(obj.is_truthy()?));
+        }
+        if obj.is_exact_instance_of::<PyInt>() {
+            return int_data(obj);
+        }
+        if obj.is_exact_instance_of::<PyFloat>() {
+            return Ok(Data::Float(obj.extract::<f64>()?));
+        }
+        if let Ok(d) = obj.cast_exact::<PyDict>() {
+            return self.container(obj, |c| c.dict(d));
+        }
+        if let Ok(l) = obj.cast_exact::<PyList>() {
+            return self.container(obj, |c| c.items(l.iter()).map(Data::List));
+        }
+        // Subclasses of the scalars, as their base values.
+        if let Ok(s) = obj.cast::<PyString>() {
+            return Ok(Data::Str(string(s)?));
+        }
+        if obj.is_instance_of::<PyInt>() {
+            return int_data(obj);
+        }
+        if obj.is_instance_of::<PyFloat>() {
+            return Ok(Data::Float(obj.extract::<f64>()?));
+        }
+        let py = obj.py();
+        let h = helpers(py)?;
+        if let Ok(d) = obj.cast::<PyDict>() {
+            return self.container(obj, |c| c.dict(d));
+        }
+        if obj.is_instance(h.mapping.bind(py))? {
+            let items = obj.call_method0("items")?;
+            return self.container(obj, |c| c.pairs(items.try_iter()?));
+        }
+        if let Ok(l) = obj.cast::<PyList>() {
+            return self.container(obj, |c| c.items(l.iter()).map(Data::List));
+        }
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            return self.container(obj, |c| c.items(t.iter()).map(Data::Tuple));
+        }
+        if let Some(generic) = np_generic(py) {
+            if obj.is_instance(&generic)? {
+                let item = obj.call_method0("item")?;
+                return self.convert(&item);
+            }
+        }
+        let ty = obj.get_type();
+        if !obj.is_instance_of::<PyType>() && ty.hasattr("__dataclass_fields__")? {
+            let fields = h.fields.bind(py).call1((obj,))?;
+            return self.container(obj, |c| {
+                let mut out = Vec::new();
+                for f in fields.try_iter()? {
+                    let name: String = f?.getattr("name")?.extract()?;
+                    let v = obj.getattr(name.as_str())?;
+                    let v = c.convert(&v).at(|| Step::Attr(name.clone()))?;
+                    out.push((Data::Str(name), v));
+                }
+                Ok(Data::Dict(out))
+            });
+        }
+        if let Ok(dump) = obj.getattr("model_dump") {
+            if dump.is_callable() {
+                let plain = dump.call0()?;
+                return self.convert(&plain);
+            }
+        }
+        Ok(Data::Str(format!("<{}>", ty.name()?)))
+    }
+
+    /// Converts a container, refusing cycles and excessive depth.
+    fn container(
+        &mut self,
+        obj: &Bound<'_, PyAny>,
+        f: impl FnOnce(&mut Self) -> Result<Data, ConvError>,
+    ) -> Result<Data, ConvError> {
+        let id = obj.as_ptr() as usize;
+        if self.stack.contains(&id) {
+            return Err(ConvError {
+                kind: Failure::Cycle,
+                path: Vec::new(),
+            });
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(ConvError {
+                kind: Failure::TooDeep,
+                path: Vec::new(),
+            });
+        }
+        self.stack.push(id);
+        let r = f(self);
+        self.stack.pop();
+        r
+    }
+
+    fn items<'py>(
+        &mut self,
+        iter: impl Iterator<Item = Bound<'py, PyAny>>,
+    ) -> Result<Vec<Data>, ConvError> {
+        let mut out = Vec::with_capacity(iter.size_hint().0);
+        for (i, item) in iter.enumerate() {
+            out.push(self.convert(&item).at(|| Step::Index(i))?);
+        }
+        Ok(out)
+    }
+
+    fn dict(&mut self, d: &Bound<'_, PyDict>) -> Result<Data, ConvError> {
+        let mut out = Vec::with_capacity(d.len());
+        for (k, v) in d.iter() {
+            out.push(self.pair(&k, &v)?);
+        }
+        Ok(Data::Dict(out))
+    }
+
+    fn pairs<'py>(
+        &mut self,
+        iter: impl Iterator<Item = PyResult<Bound<'py, PyAny>>>,
+    ) -> Result<Data, ConvError> {
+        let mut out = Vec::new();
+        for item in iter {
+            let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item?.extract()?;
+            out.push(self.pair(&k, &v)?);
+        }
+        Ok(Data::Dict(out))
+    }
+
+    fn pair(
+        &mut self,
+        k: &Bound<'_, PyAny>,
+        v: &Bound<'_, PyAny>,
+    ) -> Result<(Data, Data), ConvError> {
+        let key = self.convert(k)?;
+        let value = self.convert(v).at(|| Step::Key(key_text(k, &key)))?;
+        Ok((key, value))
+    }
+}
+
+#[cfg(not(windows))]
+extern "C" {
+    // Part of CPython's C API on every version this wheel supports (3.3+), though in the
+    // stable ABI only from 3.10: on Linux and macOS the symbol resolves from the running
+    // interpreter; Windows' python3.dll exports it only from 3.10, so Windows takes the
+    // limited-API path.
+    fn PyUnicode_AsUTF8AndSize(
+        unicode: *mut pyo3::ffi::PyObject,
+        size: *mut pyo3::ffi::Py_ssize_t,
+    ) -> *const std::os::raw::c_char;
+}
+
+/// The text of a `str` (or a subclass's base value), read from CPython's cached UTF-8 form
+/// without making a bytes object.
+pub(crate) fn string(s: &Bound<'_, PyString>) -> PyResult<String> {
+    #[cfg(not(windows))]
+    {
+        let mut size: pyo3::ffi::Py_ssize_t = 0;
+        // SAFETY: `s` is a live str object and the GIL is held; the returned buffer belongs to
+        // the object (valid while it lives, which outlasts this copy).
+        let ptr = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+        if ptr.is_null() {
+            return Err(PyErr::fetch(s.py()));
+        }
+        let len = usize::try_from(size).unwrap_or(0);
+        // SAFETY: CPython guarantees `size` bytes of valid UTF-8 at `ptr`.
+        let bytes = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) };
+        Ok(std::str::from_utf8(bytes).map_or_else(
+            |_| String::from_utf8_lossy(bytes).into_owned(),
+            str::to_string,
+        ))
+    }
+    #[cfg(windows)]
+    {
+        Ok(s.to_cow()?.into_owned())
+    }
+}
+
+/// A key as a path shows it: strings quoted, anything else as its repr.
+fn key_text(k: &Bound<'_, PyAny>, key: &Data) -> String {
+    match key {
+        Data::Str(s) => format!("{s:?}"),
+        _ => k
+            .repr()
+            .map(|r| r.to_string())
+            .unwrap_or_else(|_| "?".into()),
+    }
+}
+
+/// An int of any size (an `int` subclass as its value).
+fn int_data(obj: &Bound<'_, PyAny>) -> Result<Data, ConvError> {
+    if let Ok(i) = obj.extract::<i64>() {
+        return Ok(Data::Int(i));
+    }
+    let negative = obj.lt(0)?;
+    let magnitude = obj.call_method0("__abs__")?;
+    let bits: usize = magnitude.call_method0("bit_length")?.extract()?;
+    let bytes = magnitude.call_method1("to_bytes", (bits.div_ceil(8), "little"))?;
+    Ok(Data::BigInt {
+        negative,
+        magnitude_le: bytes
+            .cast::<PyBytes>()
+            .map_err(PyErr::from)?
+            .as_bytes()
+            .to_vec(),
+    })
+}

@@ -1,0 +1,51 @@
+"""Shared helpers of the Python tests: the corpus, and skips that fail in CI."""
+
+import json
+import os
+import pathlib
+
+import pytest
+
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def need(module):
+    """Imports `module`, or skips the test (fails it when CI=true: CI must run everything)."""
+    try:
+        return __import__(module, fromlist=["_"])
+    except Exception as e:  # noqa: BLE001
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{module} is needed in CI: {e}")
+        pytest.skip(f"{module} unavailable: {e}")
+
+
+def corpus_dir():
+    if not CORPUS.is_dir():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{CORPUS} is missing in CI")
+        pytest.skip(f"{CORPUS} is missing")
+    return CORPUS
+
+
+def templates():
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p.name for p in (CORPUS / "templates").glob("*.jinja"))
+
+
+def scenarios():
+    """The corpus scenarios as (name, request) pairs, descriptions dropped."""
+    out = []
+    for p in sorted((corpus_dir() / "scenarios").glob("*.json")):
+        req = json.loads(p.read_text(encoding="utf-8"))
+        req.pop("description", None)
+        out.append((p.stem, req))
+    return out
+
+
+def read_template(name):
+    with open(corpus_dir() / "templates" / name, encoding="utf-8", newline="") as f:
+        return f.read()

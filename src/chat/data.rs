@@ -1,0 +1,109 @@
+//! [`Data`]: template data a caller builds directly (a language binding converting its own
+//! objects), with the Python types JSON cannot express: tuples, non-string dict keys and
+//! integers of any size. A [`DataRequest`] is one conversation of transformers'
+//! `render_jinja_template` in that form.
+
+use num_bigint::{BigInt, BigUint, Sign};
+
+use crate::error::Error;
+use crate::value::{Ctx, Value};
+
+/// A plain value as transformers' `_plain_template_data` leaves it: the template sees
+/// exactly these types.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Data {
+    /// `None`.
+    None,
+    /// A bool.
+    Bool(bool),
+    /// An int that fits in 64 bits.
+    Int(i64),
+    /// An int of any size: its sign and the bytes of its magnitude, least significant first.
+    BigInt {
+        /// The sign.
+        negative: bool,
+        /// The magnitude, little-endian bytes.
+        magnitude_le: Vec<u8>,
+    },
+    /// A float.
+    Float(f64),
+    /// A string.
+    Str(String),
+    /// A list.
+    List(Vec<Data>),
+    /// A tuple (prints as `(a, b)`).
+    Tuple(Vec<Data>),
+    /// A dict, in insertion order; keys may be any hashable plain value.
+    Dict(Vec<(Data, Data)>),
+}
+
+/// One conversation and the arguments of `render_jinja_template`, as [`Data`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataRequest {
+    /// The messages; each must be a [`Data::Dict`].
+    pub messages: Vec<Data>,
+    /// `tools` (already schemas), [`Data::None`] when absent.
+    pub tools: Data,
+    /// `documents`, [`Data::None`] when absent; each must be a [`Data::Dict`].
+    pub documents: Data,
+    /// `add_generation_prompt` (any value: the template reads its truth).
+    pub add_generation_prompt: Data,
+    /// `continue_final_message`: the field of the final message to continue (`content` for
+    /// `True`), `None` for `False`.
+    pub continue_final_message: Option<String>,
+    /// Every other keyword argument, in order.
+    pub kwargs: Vec<(String, Data)>,
+}
+
+impl Default for DataRequest {
+    fn default() -> Self {
+        DataRequest {
+            messages: Vec::new(),
+            tools: Data::None,
+            documents: Data::None,
+            add_generation_prompt: Data::Bool(false),
+            continue_final_message: None,
+            kwargs: Vec::new(),
+        }
+    }
+}
+
+impl Data {
+    /// The engine value, strings borrowed, containers in the arena.
+    pub(crate) fn to_value<'a>(&'a self, ctx: &Ctx<'a>) -> Result<Value<'a>, Error> {
+        Ok(match self {
+            Data::None => Value::None,
+            Data::Bool(b) => Value::Bool(*b),
+            Data::Int(i) => Value::Int(*i),
+            Data::BigInt {
+                negative,
+                magnitude_le,
+            } => {
+                let sign = if *negative { Sign::Minus } else { Sign::Plus };
+                ctx.big(BigInt::from_biguint(
+                    sign,
+                    BigUint::from_bytes_le(magnitude_le),
+                ))?
+            }
+            Data::Float(f) => Value::Float(*f),
+            Data::Str(s) => Value::Str(s),
+            Data::List(items) => Value::List(Self::slice(items, ctx)?),
+            Data::Tuple(items) => Value::Tuple(Self::slice(items, ctx)?),
+            Data::Dict(pairs) => {
+                let mut out = bumpalo::collections::Vec::with_capacity_in(pairs.len(), ctx.arena);
+                for (k, v) in pairs {
+                    out.push((k.to_value(ctx)?, v.to_value(ctx)?));
+                }
+                Value::Dict(out.into_bump_slice())
+            }
+        })
+    }
+
+    pub(crate) fn slice<'a>(items: &'a [Data], ctx: &Ctx<'a>) -> Result<&'a [Value<'a>], Error> {
+        let mut out = bumpalo::collections::Vec::with_capacity_in(items.len(), ctx.arena);
+        for d in items {
+            out.push(d.to_value(ctx)?);
+        }
+        Ok(out.into_bump_slice())
+    }
+}
