@@ -47,9 +47,9 @@ fn read_text(path: &Path) -> Result<Option<String>, Error> {
             meta.len()
         ));
     }
-    std::fs::read_to_string(path)
-        .map(Some)
-        .map_err(|e| err!(Input, "cannot read {}: {e}", path.display()))
+    let bytes =
+        std::fs::read(path).map_err(|e| err!(Input, "cannot read {}: {e}", path.display()))?;
+    crate::error::utf8(bytes, &path.display().to_string()).map(Some)
 }
 
 /// A `.jinja` file as transformers reads it: Python text mode, so `\r\n` and a lone `\r`
@@ -139,6 +139,20 @@ fn special_tokens(config: &Map<String, Value>, out: &mut Map<String, Value>) {
     }
 }
 
+/// Whether `dir` has any of the files a model folder is read from.
+fn has_model_files(dir: &Path) -> bool {
+    [
+        "tokenizer_config.json",
+        "chat_template.jinja",
+        "chat_template.json",
+        "special_tokens_map.json",
+        "config.json",
+        "tokenizer.json",
+    ]
+    .iter()
+    .any(|f| dir.join(f).is_file())
+}
+
 /// Reads the model folder at `dir`.
 pub(crate) fn read_folder(dir: &Path) -> Result<ModelFolder, Error> {
     if !dir.is_dir() {
@@ -202,6 +216,14 @@ pub(crate) fn read_folder(dir: &Path) -> Result<ModelFolder, Error> {
         }
     }
 
+    if folder.templates.is_empty() && config.is_empty() && !has_model_files(dir) {
+        return Err(err!(
+            Input,
+            "{} holds no model files (tokenizer_config.json, chat_template.jinja, \
+             chat_template.json, config.json)",
+            dir.display()
+        ));
+    }
     special_tokens(&config, &mut folder.special_tokens);
     if let Some(Value::Object(map)) = read_json(&dir.join("special_tokens_map.json"))? {
         special_tokens(&map, &mut folder.special_tokens);

@@ -34,7 +34,8 @@ pub(crate) struct Args {
     /// stderr, or as a "mask" field of each JSONL output line.
     #[arg(long)]
     assistant_mask: bool,
-    /// Check the history's tool-call sequencing before rendering.
+    /// Check the history before rendering: tool-call sequencing, tool-call arguments that
+    /// are valid JSON, and called tools that the request's tools list.
     #[arg(long)]
     validate: bool,
     /// A JSON object whose keys become template variables (plain Jinja, no chat
@@ -73,22 +74,38 @@ pub(crate) fn run(args: Args) -> i32 {
 
 type Failure = (i32, String);
 
+/// `bytes` as text, or an error naming `what` and the byte offset of the first invalid byte.
+pub(crate) fn utf8(bytes: Vec<u8>, what: &str) -> Result<String, String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bad = e.as_bytes().get(at).copied().unwrap_or(0);
+        format!("{what} is not valid UTF-8: invalid byte 0x{bad:02x} at byte offset {at}")
+    })
+}
+
 fn read_source(spec: &str) -> Result<String, Failure> {
+    let mut bytes = Vec::new();
     if spec == "-" {
-        let mut s = String::new();
         std::io::stdin()
-            .read_to_string(&mut s)
+            .read_to_end(&mut bytes)
             .map_err(|e| (INPUT_ERROR, format!("cannot read standard input: {e}")))?;
-        Ok(s)
+        utf8(bytes, "standard input").map_err(|m| (INPUT_ERROR, m))
     } else {
-        std::fs::read_to_string(spec).map_err(|e| (INPUT_ERROR, format!("cannot read {spec}: {e}")))
+        bytes =
+            std::fs::read(spec).map_err(|e| (INPUT_ERROR, format!("cannot read {spec}: {e}")))?;
+        utf8(bytes, spec).map_err(|m| (INPUT_ERROR, m))
     }
 }
 
 fn read_json(spec: &str) -> Result<serde_json::Value, Failure> {
     let text = read_source(spec)?;
     let name = if spec == "-" { "standard input" } else { spec };
-    serde_json::from_str(&text).map_err(|e| (INPUT_ERROR, format!("{name} is not valid JSON: {e}")))
+    serde_json::from_str(&text).map_err(|e| {
+        (
+            INPUT_ERROR,
+            format!("{name} is not valid JSON: {}", json_error(&e, &text)),
+        )
+    })
 }
 
 /// What renders requests: a plain template, or a model's templates.
@@ -106,12 +123,13 @@ fn fix_clock(t: &mut Template, now: Option<&str>) -> Result<(), Failure> {
 }
 
 fn load_template(path: &Path, now: Option<&str>) -> Result<Template, Failure> {
-    let source = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
         (
             INPUT_ERROR,
             format!("cannot read template {}: {e}", path.display()),
         )
     })?;
+    let source = utf8(bytes, &path.display().to_string()).map_err(|m| (INPUT_ERROR, m))?;
     let mut t = Template::new(&source)
         .map_err(|e| (TEMPLATE_ERROR, format!("{}: {e:#}", path.display())))?;
     fix_clock(&mut t, now)?;
@@ -183,7 +201,7 @@ impl Renderer {
         }
         if s.validate {
             if let Some(serde_json::Value::Array(m)) = request.get("messages") {
-                chatcodec::chat::validate::validate_history(m)?;
+                chatcodec::chat::validate::validate_tool_calls(m, request.get("tools"))?;
             }
         }
         match self {
@@ -280,20 +298,47 @@ fn batch(renderer: &Renderer, settings: &Settings<'_>, spec: &str) -> Result<(),
     let mut text = String::new();
     let mut done = 0usize;
     let mut failed = 0usize;
-    for (n, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| (INPUT_ERROR, format!("line {}: cannot read: {e}", n + 1)))?;
-        if line.trim().is_empty() {
-            continue;
+    let mut raw = Vec::new();
+    let mut n = 0usize;
+    let mut reader = reader;
+    loop {
+        raw.clear();
+        let read = reader
+            .read_until(b'\n', &mut raw)
+            .map_err(|e| (INPUT_ERROR, format!("line {}: cannot read: {e}", n + 1)))?;
+        if read == 0 {
+            break;
         }
-        let item: serde_json::Value = serde_json::from_str(&line)
-            .map_err(|e| (INPUT_ERROR, format!("line {}: not valid JSON: {e}", n + 1)))?;
+        n += 1;
+        // A bad line is reported (an error record, and on standard error) and the batch
+        // goes on with the next.
+        let item = match std::str::from_utf8(&raw) {
+            Err(e) => Err(format!(
+                "not valid UTF-8: invalid byte at byte offset {} of the line",
+                e.valid_up_to()
+            )),
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => serde_json::from_str::<serde_json::Value>(line)
+                .map_err(|e| format!("not valid JSON: {}", crate::render::json_error(&e, line))),
+        };
+        let item = match item {
+            Ok(item) => item,
+            Err(msg) => {
+                failed += 1;
+                done += 1;
+                eprintln!("line {n}: {msg}");
+                let record = serde_json::json!({"line": n, "ok": false, "error": format!("line {n}: {msg}")});
+                write_record(&mut stdout, &record)?;
+                continue;
+            }
+        };
         let id = item.get("id").cloned().unwrap_or(serde_json::Value::Null);
         text.clear();
         let result = match item.get("input") {
             Some(input) => renderer.request(input, settings, &mut text),
             None => Err(chatcodec::Error::new(
                 chatcodec::ErrorKind::Input,
-                format!("line {}: no \"input\" object", n + 1),
+                format!("line {n}: no \"input\" object"),
             )),
         };
         let record = match result {
@@ -303,14 +348,11 @@ fn batch(renderer: &Renderer, settings: &Settings<'_>, spec: &str) -> Result<(),
             Ok(_) => serde_json::json!({"id": id, "ok": true, "text": text}),
             Err(e) => {
                 failed += 1;
-                serde_json::json!({"id": id, "ok": false, "error": e.to_string()})
+                eprintln!("line {n}: {e}");
+                serde_json::json!({"id": id, "line": n, "ok": false, "error": e.to_string()})
             }
         };
-        serde_json::to_writer(&mut stdout, &record)
-            .map_err(|e| (INPUT_ERROR, format!("cannot write the output: {e}")))?;
-        stdout
-            .write_all(b"\n")
-            .map_err(|e| (INPUT_ERROR, format!("cannot write the output: {e}")))?;
+        write_record(&mut stdout, &record)?;
         done += 1;
         if let Some(p) = progress.as_mut() {
             p.update(done, failed);
@@ -321,5 +363,30 @@ fn batch(renderer: &Renderer, settings: &Settings<'_>, spec: &str) -> Result<(),
     }
     stdout
         .flush()
+        .map_err(|e| (INPUT_ERROR, format!("cannot write the output: {e}")))?;
+    if failed > 0 {
+        return Err((
+            TEMPLATE_ERROR,
+            format!("{failed} of {done} lines failed (see their error records)"),
+        ));
+    }
+    Ok(())
+}
+
+fn write_record(out: &mut impl Write, record: &serde_json::Value) -> Result<(), Failure> {
+    serde_json::to_writer(&mut *out, record)
+        .and_then(|_| out.write_all(b"\n").map_err(serde_json::Error::io))
         .map_err(|e| (INPUT_ERROR, format!("cannot write the output: {e}")))
+}
+
+/// A JSON parse error, naming a lone surrogate escape as such.
+pub(crate) fn json_error(e: &serde_json::Error, text: &str) -> String {
+    let msg = e.to_string();
+    if msg.contains("surrogate") {
+        return format!(
+            "{msg} (a \\u escape of a lone UTF-16 surrogate, U+D800..U+DFFF, is not a character)"
+        );
+    }
+    let _ = text;
+    msg
 }
