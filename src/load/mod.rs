@@ -50,6 +50,19 @@ impl ModelTemplates {
     /// Reads the metadata of a GGUF file (streamed; tensor data is never read).
     pub fn from_gguf(path: &Path) -> Result<ModelTemplates, Error> {
         let meta = gguf::read_file(path)?;
+        Ok(ModelTemplates::from_gguf_meta(
+            meta,
+            &path.display().to_string(),
+        ))
+    }
+
+    /// Reads GGUF metadata from `bytes` (the start of a GGUF file; tensor data is not needed).
+    pub fn from_gguf_bytes(bytes: &[u8]) -> Result<ModelTemplates, Error> {
+        let meta = gguf::read(bytes)?;
+        Ok(ModelTemplates::from_gguf_meta(meta, "GGUF bytes"))
+    }
+
+    fn from_gguf_meta(meta: gguf::GgufMeta, origin: &str) -> ModelTemplates {
         let mut templates = Vec::new();
         if let Some(t) = meta.chat_template {
             templates.push(("default".to_string(), t));
@@ -70,12 +83,12 @@ impl ModelTemplates {
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
-        Ok(ModelTemplates::build(
+        ModelTemplates::build(
             templates,
             tokens,
             family,
-            format!("{} (GGUF metadata)", path.display()),
-        ))
+            format!("{origin} (GGUF metadata)"),
+        )
     }
 
     /// Reads a plain Jinja template file (named `default`, no special tokens).

@@ -913,7 +913,7 @@ fn seq_eq(x: SeqRef<'_>, y: SeqRef<'_>, depth: usize) -> bool {
         _ => {}
     }
     x.len() == y.len()
-        && (x.len() <= SMALL_ITEMS || budget::spend_items(x.len()))
+        && budget::spend_items(x.len().max(1))
         && (0..x.len()).all(|i| match (x.get(i), y.get(i)) {
             (Some(p), Some(q)) => eq_at(&p, &q, depth + 1),
             _ => false,
