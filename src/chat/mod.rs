@@ -12,6 +12,7 @@ use crate::syntax::lexer::py_isspace;
 use crate::template::Template;
 use crate::value::{Ctx, Value};
 
+pub mod control;
 mod family;
 pub mod prompt;
 mod request;

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use crate::chat::control::AddedToken;
 use crate::chat::{ChatTemplate, Family};
 use crate::error::{err, Error};
 
@@ -27,6 +28,8 @@ pub struct ModelTemplates {
     family: Family,
     origin: String,
     builtin: bool,
+    added_tokens: Vec<AddedToken>,
+    chat_control_tokens: Option<Vec<String>>,
 }
 
 impl ModelTemplates {
@@ -39,12 +42,35 @@ impl ModelTemplates {
             .and_then(Family::from_architecture);
         let tokens = folder.special_tokens.clone();
         let vocab_family = Family::from_markers(|m| tokens.values().any(|v| v.as_str() == Some(m)));
-        Ok(ModelTemplates::build(
+        let mut model = ModelTemplates::build(
             folder.templates,
             folder.special_tokens,
             hint.unwrap_or(vocab_family),
             format!("{} ({})", dir.display(), folder.origin),
-        ))
+        );
+        model.added_tokens = folder.added_tokens;
+        model.chat_control_tokens = folder.chat_control_tokens;
+        Ok(model)
+    }
+
+    /// The tokenizer's added tokens, in id order (model folders; empty for GGUF files and
+    /// template files).
+    pub fn added_tokens(&self) -> &[AddedToken] {
+        &self.added_tokens
+    }
+
+    /// The control tokens of template `name`, as transformers'
+    /// `apply_chat_template(..., sanitize_control_tokens=True)` finds them (see
+    /// [`crate::chat::control`]).
+    pub fn control_tokens(&self, name: &str) -> Result<Vec<String>, Error> {
+        let source = self
+            .source(name)
+            .ok_or_else(|| err!(Input, "no chat template named '{name}'"))?;
+        crate::chat::control::control_tokens(
+            &self.added_tokens,
+            self.chat_control_tokens.as_deref(),
+            source,
+        )
     }
 
     /// Reads the metadata of a GGUF file (streamed; tensor data is never read).
@@ -124,6 +150,8 @@ impl ModelTemplates {
                     fallback.name()
                 ),
                 builtin: true,
+                added_tokens: Vec::new(),
+                chat_control_tokens: None,
             };
         }
         let family = templates
@@ -137,6 +165,8 @@ impl ModelTemplates {
             family,
             origin,
             builtin: false,
+            added_tokens: Vec::new(),
+            chat_control_tokens: None,
         }
     }
 

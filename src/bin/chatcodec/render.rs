@@ -54,6 +54,16 @@ pub(crate) struct Args {
     /// Fix the clock `strftime_now` reads, e.g. 2026-01-15T10:30:00.
     #[arg(long)]
     now: Option<String>,
+    /// Mark the control tokens in user-supplied strings with U+F0000/U+F0001 before
+    /// rendering, exactly as transformers' `apply_chat_template(...,
+    /// sanitize_control_tokens=True)` does (needs --model).
+    #[arg(long)]
+    mark_control_tokens: bool,
+    /// With --mark-control-tokens: print JSON `{"text": ..., "control_spans": [[start,
+    /// end], ...]}`, the plain text and the byte spans of user-supplied control tokens,
+    /// instead of markers (in --jsonl, a "control_spans" field of each record).
+    #[arg(long, requires = "mark_control_tokens")]
+    control_spans: bool,
 }
 
 /// Exit status for a template error.
@@ -142,6 +152,8 @@ struct Settings<'a> {
     cont: bool,
     mask: bool,
     validate: bool,
+    mark: bool,
+    spans: bool,
 }
 
 fn failure(e: chatcodec::Error) -> Failure {
@@ -188,6 +200,7 @@ impl Renderer {
         request: &serde_json::Value,
         s: &Settings<'_>,
         out: &mut String,
+        control: &mut Vec<(usize, usize)>,
     ) -> Result<Vec<(usize, usize)>, chatcodec::Error> {
         let patched;
         let mut request = request;
@@ -222,7 +235,26 @@ impl Renderer {
                         cache.len() - 1
                     }
                 };
-                cache[pos].apply_to(request, s.mask, out)
+                if !s.mark {
+                    return cache[pos].apply_to(request, s.mask, out);
+                }
+                let tokens = model.control_tokens(&name)?;
+                let marked = chatcodec::chat::control::mark_request(request, &tokens);
+                let start = out.len();
+                let mask = cache[pos].apply_to(&marked, s.mask, out)?;
+                if s.spans {
+                    let added: Vec<String> = model
+                        .added_tokens()
+                        .iter()
+                        .map(|t| t.content.clone())
+                        .collect();
+                    let (text, spans) =
+                        chatcodec::chat::control::control_spans(&out[start..], &added);
+                    out.truncate(start);
+                    out.push_str(&text);
+                    *control = spans;
+                }
+                Ok(mask)
             }
         }
     }
@@ -243,12 +275,21 @@ fn run_inner(args: Args) -> Result<(), Failure> {
         cont: args.continue_final_message,
         mask: args.assistant_mask,
         validate: args.validate,
+        mark: args.mark_control_tokens,
+        spans: args.control_spans,
     };
+    if settings.mark && !matches!(renderer, Renderer::Model(..)) {
+        return Err((
+            INPUT_ERROR,
+            "--mark-control-tokens needs --model (the control tokens are the tokenizer's)".into(),
+        ));
+    }
     if let Some(spec) = &args.jsonl {
         return batch(&renderer, &settings, spec);
     }
     let mut out = String::new();
     let mut spans = None;
+    let mut control = Vec::new();
     let result = match (&args.vars, &args.input) {
         (Some(v), None) => {
             let vars = read_json(v)?;
@@ -263,7 +304,7 @@ fn run_inner(args: Args) -> Result<(), Failure> {
         (None, Some(i)) => {
             let request = read_json(i)?;
             renderer
-                .request(&request, &settings, &mut out)
+                .request(&request, &settings, &mut out, &mut control)
                 .map(|s| spans = Some(s))
         }
         _ => return Err((INPUT_ERROR, "give one of --vars, --input or --jsonl".into())),
@@ -271,6 +312,13 @@ fn run_inner(args: Args) -> Result<(), Failure> {
     result.map_err(failure)?;
     if let (true, Some(spans)) = (args.assistant_mask, spans) {
         eprintln!("{}", serde_json::json!({ "mask": mask_json(&spans) }));
+    }
+    if settings.spans {
+        let spans: Vec<_> = control
+            .iter()
+            .map(|(a, b)| serde_json::json!([a, b]))
+            .collect();
+        out = serde_json::json!({"text": out, "control_spans": spans}).to_string() + "\n";
     }
     let mut stdout = std::io::stdout().lock();
     stdout
@@ -334,18 +382,25 @@ fn batch(renderer: &Renderer, settings: &Settings<'_>, spec: &str) -> Result<(),
         };
         let id = item.get("id").cloned().unwrap_or(serde_json::Value::Null);
         text.clear();
+        let mut control = Vec::new();
         let result = match item.get("input") {
-            Some(input) => renderer.request(input, settings, &mut text),
+            Some(input) => renderer.request(input, settings, &mut text, &mut control),
             None => Err(chatcodec::Error::new(
                 chatcodec::ErrorKind::Input,
                 format!("line {n}: no \"input\" object"),
             )),
         };
         let record = match result {
-            Ok(spans) if settings.mask => {
-                serde_json::json!({"id": id, "ok": true, "text": text, "mask": mask_json(&spans)})
+            Ok(spans) => {
+                let mut r = serde_json::json!({"id": id, "ok": true, "text": text});
+                if settings.mask {
+                    r["mask"] = mask_json(&spans);
+                }
+                if settings.spans {
+                    r["control_spans"] = mask_json(&control);
+                }
+                r
             }
-            Ok(_) => serde_json::json!({"id": id, "ok": true, "text": text}),
             Err(e) => {
                 failed += 1;
                 eprintln!("line {n}: {e}");
