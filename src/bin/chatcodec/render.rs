@@ -436,12 +436,48 @@ fn write_record(out: &mut impl Write, record: &serde_json::Value) -> Result<(), 
 
 /// A JSON parse error, naming a lone surrogate escape as such.
 pub(crate) fn json_error(e: &serde_json::Error, text: &str) -> String {
-    let msg = e.to_string();
-    if msg.contains("surrogate") {
-        return format!(
-            "{msg} (a \\u escape of a lone UTF-16 surrogate, U+D800..U+DFFF, is not a character)"
-        );
+    match lone_surrogate(text) {
+        Some((at, esc)) => format!(
+            "a lone UTF-16 surrogate escape {esc} at byte offset {at} (U+D800..U+DFFF must \
+             come in high-low pairs; a lone one is not a character) ({e})"
+        ),
+        None => e.to_string(),
     }
-    let _ = text;
-    msg
+}
+
+/// The byte offset and text of the first `\uXXXX` escape of a surrogate that is not part of
+/// a high-low pair, in JSON text.
+fn lone_surrogate(text: &str) -> Option<(usize, &str)> {
+    let b = text.as_bytes();
+    let hex = |at: usize| -> Option<u32> {
+        let h = text.get(at..at + 4)?;
+        u32::from_str_radix(h, 16).ok()
+    };
+    let mut i = 0;
+    while i + 6 <= b.len() {
+        if b[i] == b'\\' {
+            if b[i + 1] == b'u' {
+                if let Some(u) = hex(i + 2) {
+                    if (0xD800..0xDC00).contains(&u) {
+                        let low = b.get(i + 6) == Some(&b'\\')
+                            && b.get(i + 7) == Some(&b'u')
+                            && hex(i + 8).is_some_and(|l| (0xDC00..0xE000).contains(&l));
+                        if !low {
+                            return Some((i, &text[i..i + 6]));
+                        }
+                        i += 12;
+                        continue;
+                    }
+                    if (0xDC00..0xE000).contains(&u) {
+                        return Some((i, &text[i..i + 6]));
+                    }
+                }
+            }
+            // Skip the escaped character (an escaped backslash included).
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    None
 }
