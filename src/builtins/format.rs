@@ -206,7 +206,7 @@ fn fixed(x: f64, prec: usize) -> String {
         return format!("{x:.prec$}");
     }
     let mut s = format!("{x:.EXACT_DIGITS$}");
-    s.extend(std::iter::repeat_n('0', prec - EXACT_DIGITS));
+    s.push_str(&"0".repeat(prec - EXACT_DIGITS));
     s
 }
 
@@ -216,7 +216,7 @@ fn exp_form(x: f64, prec: usize) -> String {
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let e: i32 = exp.parse().unwrap_or(0);
     let zeros = prec.saturating_sub(EXACT_DIGITS);
-    let pad: String = std::iter::repeat_n('0', zeros).collect();
+    let pad = "0".repeat(zeros);
     format!(
         "{mant}{pad}e{}{:02}",
         if e < 0 { '-' } else { '+' },
