@@ -18,7 +18,7 @@ use crate::error::{Error, ErrorKind, Limit};
 use crate::value::Value;
 
 /// Bytes of copying, comparing or searching that cost one unit of fuel.
-pub(crate) const BYTES_PER_UNIT: usize = 64;
+pub(crate) const BYTES_PER_UNIT: usize = 16;
 
 thread_local! {
     /// Fuel left to the render on this thread.
@@ -117,7 +117,8 @@ pub(crate) fn take(max: u64) -> u64 {
     })
 }
 
-/// The work of passing over `v` once: its items, or its bytes in units (0 for a scalar).
+/// The work of passing over `v` once: its items, or its bytes in units (0 for a small
+/// scalar; a big integer costs its decimal conversion).
 #[inline]
 pub(crate) fn weight(v: &Value<'_>) -> u64 {
     let n = match v {
@@ -128,6 +129,9 @@ pub(crate) fn weight(v: &Value<'_>) -> u64 {
         Value::Json(serde_json::Value::Array(a)) => a.len(),
         Value::Json(serde_json::Value::Object(o)) => o.len(),
         Value::Json(serde_json::Value::String(s)) => s.len() / BYTES_PER_UNIT,
+        // Converting a big integer to decimal (`string`, `format`, `tojson`) is quadratic
+        // in its digits.
+        Value::Big(b) => b.digit_count().saturating_mul(b.digit_count()) / BYTES_PER_UNIT,
         _ => 0,
     };
     n as u64
