@@ -27,7 +27,8 @@ pub enum ErrorKind {
     Overflow,
     /// A filter, test, method or function that does not exist was called.
     Unknown,
-    /// A resource limit was reached: fuel, recursion depth, output size or parser nesting.
+    /// A resource limit was reached: fuel, recursion depth, output size, parser nesting or
+    /// template size.
     Limit(Limit),
     /// The input (a request, a variables file) is malformed.
     Input,
@@ -44,6 +45,8 @@ pub enum Limit {
     Output,
     /// The nesting of blocks and expressions in the template source.
     Nesting,
+    /// The size of the template source, in bytes.
+    Source,
 }
 
 impl fmt::Display for Limit {
@@ -53,6 +56,7 @@ impl fmt::Display for Limit {
             Limit::Depth => "recursion depth",
             Limit::Output => "output size",
             Limit::Nesting => "nesting depth",
+            Limit::Source => "template size",
         })
     }
 }
@@ -68,9 +72,15 @@ struct Repr {
     /// 1-based line and column (in characters) in the template source, 0 when unknown.
     line: u32,
     col: u32,
-    /// The source line the location points into.
+    /// At most [`WINDOW`] characters of the source line around the location.
     excerpt: Option<String>,
+    /// The character in `excerpt` the location points at.
+    caret: u32,
 }
+
+/// The most characters of a source line an error quotes: half before the column, half
+/// after (a template's line can be megabytes long).
+const WINDOW: usize = 120;
 
 impl Error {
     /// Makes an error of `kind` with `message` and no location yet.
@@ -81,6 +91,7 @@ impl Error {
             line: 0,
             col: 0,
             excerpt: None,
+            caret: 0,
         }))
     }
 
@@ -104,16 +115,47 @@ impl Error {
         if self.0.line > 0 {
             return self;
         }
-        let offset = offset.min(source.len());
-        let before = source.get(..offset).unwrap_or(source);
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let line_end = source[line_start..]
-            .find('\n')
-            .map_or(source.len(), |i| line_start + i);
-        self.0.line = before.matches('\n').count() as u32 + 1;
+        let mut offset = offset.min(source.len());
+        while !source.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &source[..offset];
+        let line_start = memchr::memrchr(b'\n', before.as_bytes()).map_or(0, |i| i + 1);
+        let line_end = memchr::memchr(b'\n', &source.as_bytes()[offset..])
+            .map_or(source.len(), |i| offset + i);
+        self.0.line = memchr::memchr_iter(b'\n', before.as_bytes()).count() as u32 + 1;
         self.0.col = source[line_start..offset].chars().count() as u32 + 1;
-        self.0.excerpt = Some(source[line_start..line_end].to_string());
+        // The window: up to half of it before the column, the rest after.
+        let head: Vec<(usize, char)> = source[line_start..offset]
+            .char_indices()
+            .rev()
+            .take(WINDOW / 2)
+            .collect();
+        let start = head.last().map_or(offset, |(i, _)| line_start + i);
+        let tail = WINDOW - head.len();
+        let end = source[offset..line_end]
+            .char_indices()
+            .nth(tail)
+            .map_or(line_end, |(i, _)| offset + i);
+        let mut excerpt = String::new();
+        let mut caret = head.len() as u32;
+        if start > line_start {
+            excerpt.push_str("...");
+            caret += 3;
+        }
+        excerpt.push_str(&source[start..end]);
+        if end < line_end {
+            excerpt.push_str("...");
+        }
+        self.0.excerpt = Some(excerpt);
+        self.0.caret = caret;
         self
+    }
+
+    /// The source window the location points into (at most about 120 characters of its
+    /// line, `...` where the line goes on), if the error has a location.
+    pub fn excerpt(&self) -> Option<&str> {
+        self.0.excerpt.as_deref()
     }
 
     fn prefix(&self) -> &'static str {
@@ -143,7 +185,7 @@ impl fmt::Display for Error {
                 if let Some(excerpt) = &self.0.excerpt {
                     let gutter = self.0.line.to_string();
                     let pad = " ".repeat(gutter.len());
-                    let caret = " ".repeat(self.0.col.saturating_sub(1) as usize);
+                    let caret = " ".repeat(self.0.caret as usize);
                     write!(f, "\n{pad} |\n{gutter} | {excerpt}\n{pad} | {caret}^")?;
                 }
             }
@@ -159,6 +201,19 @@ impl fmt::Debug for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// `bytes` as UTF-8 text, or an `Input` error naming `what` and the byte offset of the first
+/// invalid byte.
+pub(crate) fn utf8(bytes: Vec<u8>, what: &str) -> Result<String, Error> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bad = e.as_bytes().get(at).copied().unwrap_or(0);
+        Error::new(
+            ErrorKind::Input,
+            format!("{what} is not valid UTF-8: invalid byte 0x{bad:02x} at byte offset {at}"),
+        )
+    })
+}
 
 /// Shorthand for an error of `kind` with a formatted message.
 macro_rules! err {

@@ -3,7 +3,8 @@
 use crate::clock::Clock;
 use crate::error::Error;
 
-/// Resource limits of one template. Defaults are far above what any real chat template needs.
+/// Resource limits of one template. Defaults are far above what any real chat template needs;
+/// docs/limits.md describes each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Instructions one render may execute.
@@ -14,6 +15,8 @@ pub struct Limits {
     pub max_output: usize,
     /// Depth of nested blocks and expressions in the source.
     pub max_nesting: usize,
+    /// Bytes of template source, checked before parsing.
+    pub max_source: usize,
 }
 
 impl Default for Limits {
@@ -23,6 +26,7 @@ impl Default for Limits {
             max_depth: 500,
             max_output: 64 << 20,
             max_nesting: 200,
+            max_source: 16 << 20,
         }
     }
 }

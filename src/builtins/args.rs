@@ -220,6 +220,9 @@ pub(crate) fn sort_by<T: Copy>(
     if v.len() < 2 {
         return Ok(());
     }
+    // n log n comparisons.
+    let n = v.len() as u64;
+    crate::value::budget::charge(n.saturating_mul(u64::from(64 - n.leading_zeros())))?;
     let mut buf: Vec<T> = v.to_vec();
     merge_sort(v, &mut buf, reverse, less)
 }

@@ -172,8 +172,8 @@ fn float_body(x: f64, ty: Option<char>, prec: Option<usize>, alt: bool) -> Strin
         };
     }
     let mut s = match ty {
-        Some('f' | 'F') => format!("{x:.*}", prec.unwrap_or(6)),
-        Some('%') => format!("{:.*}%", prec.unwrap_or(6), x * 100.0),
+        Some('f' | 'F') => fixed(x, prec.unwrap_or(6)),
+        Some('%') => fixed(x * 100.0, prec.unwrap_or(6)) + "%",
         Some('e' | 'E') => exp_form(x, prec.unwrap_or(6)),
         Some('g' | 'G') => general(x, prec.unwrap_or(6), alt, false),
         _ => match prec {
@@ -195,12 +195,33 @@ fn float_body(x: f64, ty: Option<char>, prec: Option<usize>, alt: bool) -> Strin
     s
 }
 
+/// Digits past which a double's exact decimal expansion is all zeros (it has at most 1074
+/// fractional and 767 significant digits). Rust's formatter panics on precisions past
+/// 65535, so longer precisions are formatted to this many digits and padded with zeros.
+const EXACT_DIGITS: usize = 1100;
+
+/// `x` with `prec` digits after the point, exactly, for any precision.
+fn fixed(x: f64, prec: usize) -> String {
+    if prec <= EXACT_DIGITS {
+        return format!("{x:.prec$}");
+    }
+    let mut s = format!("{x:.EXACT_DIGITS$}");
+    s.push_str(&"0".repeat(prec - EXACT_DIGITS));
+    s
+}
+
 /// `x` as `d.ddde+XX` with `prec` digits after the point.
 fn exp_form(x: f64, prec: usize) -> String {
-    let s = format!("{x:.prec$e}");
+    let s = format!("{x:.*e}", prec.min(EXACT_DIGITS));
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let e: i32 = exp.parse().unwrap_or(0);
-    format!("{mant}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+    let zeros = prec.saturating_sub(EXACT_DIGITS);
+    let pad = "0".repeat(zeros);
+    format!(
+        "{mant}{pad}e{}{:02}",
+        if e < 0 { '-' } else { '+' },
+        e.abs()
+    )
 }
 
 /// The `g` presentation (`repr_like`: the no-type form, which keeps a `.0`).
@@ -209,7 +230,7 @@ fn general(x: f64, prec: usize, alt: bool, repr_like: bool) -> String {
     let exp = if x == 0.0 {
         0
     } else {
-        let s = format!("{x:.*e}", p - 1);
+        let s = format!("{x:.*e}", (p - 1).min(EXACT_DIGITS));
         s.split_once('e')
             .and_then(|(_, e)| e.parse::<i64>().ok())
             .unwrap_or(0)
@@ -219,7 +240,7 @@ fn general(x: f64, prec: usize, alt: bool, repr_like: bool) -> String {
     let mut s = if sci {
         exp_form(x, p - 1)
     } else {
-        format!("{x:.*}", (p as i64 - 1 - exp).max(0) as usize)
+        fixed(x, (p as i64 - 1 - exp).max(0) as usize)
     };
     if !alt {
         let (mant, tail) = match s.find('e') {

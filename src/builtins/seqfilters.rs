@@ -75,9 +75,27 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
             let [n, fill] = bind("batch", ["linecount", "fill_with"], a, k)?;
             let n = int_arg(&n.unwrap_or(Value::None))?;
             let fill = fill.filter(|f| !matches!(f, Value::None));
+            let items = ops::iterate(ctx, v)?;
+            // The batches and their items, and the fill, checked before any is built.
+            let batches = if n > 0 {
+                items.len() / n as usize + 1
+            } else {
+                1
+            };
+            let fill_items = if fill.is_some() {
+                usize::try_from(n).unwrap_or(0)
+            } else {
+                0
+            };
+            ctx.check_items(
+                items
+                    .len()
+                    .saturating_add(batches)
+                    .saturating_add(fill_items),
+            )?;
             let mut out = Vec::new();
             let mut tmp: Vec<Value<'_>> = Vec::new();
-            for item in ops::iterate(ctx, v)? {
+            for item in items {
                 if tmp.len() as i64 == n {
                     out.push(ctx.list(tmp.drain(..)));
                 }
@@ -102,6 +120,12 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
             if slices == 0 {
                 return Err(err!(Value, "integer division or modulo by zero"));
             }
+            ctx.check_items(
+                usize::try_from(slices)
+                    .unwrap_or(0)
+                    .saturating_mul(2)
+                    .saturating_add(seq.len()),
+            )?;
             let per = len.div_euclid(slices);
             let extra = len.rem_euclid(slices);
             let mut offset = 0;
@@ -213,6 +237,7 @@ fn map<'a>(ctx: &Ctx<'a>, v: Value<'a>, args: &[Value<'a>], kw: Kwargs<'_, 'a>) 
         let f = super::filter(n)
             .ok_or_else(|| err!(Unknown, "No filter named {}.", super::args::repr(name)))?;
         for item in items {
+            crate::value::budget::charge_call(item, fargs, kw)?;
             out.push(f(ctx, *item, fargs, kw)?);
         }
     }
@@ -309,6 +334,7 @@ fn unique<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -
         let key = get_path(ctx, *item, &parts, None)?;
         let key = if cs { key } else { ignore_case(ctx, key) };
         check_hashable(&key)?;
+        crate::value::budget::charge_items(seen.len())?;
         if !seen.iter().any(|s| ops::eq(s, &key)) {
             seen.push(key);
             out.push(*item);

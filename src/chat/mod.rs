@@ -13,6 +13,7 @@ use crate::template::Template;
 use crate::value::{Ctx, Value};
 
 pub mod caps;
+pub mod control;
 mod data;
 mod family;
 pub mod incremental;

@@ -8,7 +8,10 @@
 //!   ([`Rule::ToolIdMatch`]);
 //! - a tool response must follow an assistant tool call ([`Rule::NoOrphanToolResponse`]);
 //! - after tool responses, the next message (if any) must be an assistant message
-//!   ([`Rule::AssistantAfterToolResponse`]).
+//!   ([`Rule::AssistantAfterToolResponse`]);
+//! - with [`validate_tool_calls`]: a call's `arguments` string must be valid JSON
+//!   ([`Rule::ToolArgumentsJson`]) and, when the request lists `tools`, the called function
+//!   must be one of them ([`Rule::ToolExists`]).
 
 use serde_json::Value;
 
@@ -23,6 +26,10 @@ pub enum Rule {
     NoOrphanToolResponse,
     /// After tool responses, the next message is an assistant message.
     AssistantAfterToolResponse,
+    /// A tool call's `arguments`, when a string, is valid JSON.
+    ToolArgumentsJson,
+    /// A called tool is one of the request's `tools` (checked when the request lists tools).
+    ToolExists,
 }
 
 impl Rule {
@@ -33,6 +40,8 @@ impl Rule {
             Rule::ToolIdMatch => "tool-id-match",
             Rule::NoOrphanToolResponse => "no-orphan-tool-response",
             Rule::AssistantAfterToolResponse => "assistant-after-tool-response",
+            Rule::ToolArgumentsJson => "tool-arguments-json",
+            Rule::ToolExists => "tool-exists",
         }
     }
 }
@@ -166,6 +175,59 @@ pub fn validate_history(messages: &[Value]) -> Result<(), HistoryError> {
             rule: Rule::ToolCallAnswered,
             detail: format!("tool call {} has no response: the history ends", show(id)),
         });
+    }
+    Ok(())
+}
+
+/// The name of a tool in a request's `tools` list (`{"type": "function", "function":
+/// {"name": ...}}`, or a bare `{"name": ...}`).
+fn tool_name(t: &Value) -> Option<&str> {
+    t.get("function")
+        .and_then(|f| f.get("name"))
+        .or_else(|| t.get("name"))
+        .and_then(Value::as_str)
+}
+
+/// Checks the tool calls of `messages`: each call's `arguments`, when a string, must be valid
+/// JSON, and when `tools` (the request's `tools`) is a list, each called function must be in
+/// it. Runs [`validate_history`] first.
+pub fn validate_tool_calls(messages: &[Value], tools: Option<&Value>) -> Result<(), HistoryError> {
+    validate_history(messages)?;
+    let known: Option<Vec<&str>> = match tools {
+        Some(Value::Array(list)) => Some(list.iter().filter_map(tool_name).collect()),
+        _ => None,
+    };
+    for (i, m) in messages.iter().enumerate() {
+        let Some(Value::Array(calls)) = m.get("tool_calls") else {
+            continue;
+        };
+        for (j, call) in calls.iter().enumerate() {
+            let f = call.get("function").unwrap_or(call);
+            let name = f.get("name").and_then(Value::as_str).unwrap_or("");
+            if let Some(Value::String(args)) = f.get("arguments") {
+                if let Err(e) = serde_json::from_str::<Value>(args) {
+                    return Err(HistoryError {
+                        index: i,
+                        rule: Rule::ToolArgumentsJson,
+                        detail: format!(
+                            "tool call {j} ('{name}'): arguments are not valid JSON: {e}"
+                        ),
+                    });
+                }
+            }
+            if let Some(known) = &known {
+                if !known.contains(&name) {
+                    return Err(HistoryError {
+                        index: i,
+                        rule: Rule::ToolExists,
+                        detail: format!(
+                            "tool call {j} calls '{name}', which is not in the request's tools ({})",
+                            known.join(", ")
+                        ),
+                    });
+                }
+            }
+        }
     }
     Ok(())
 }

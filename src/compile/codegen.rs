@@ -217,23 +217,32 @@ impl<'s, 'a> Gen<'s, 'a> {
 
     fn push_scope(&mut self, names: &[&'a str]) -> GResult {
         let func = self.cur_func().id;
-        let mut scope = Scope {
-            func,
-            names: Vec::new(),
-        };
+        let mut slots = Vec::with_capacity(names.len());
         for n in names {
             let f = self
                 .funcs
                 .last_mut()
                 .ok_or_else(|| err!(Runtime, "no function"))?;
             let slot = f.next_slot;
-            f.next_slot = slot
-                .checked_add(1)
-                .filter(|s| *s < NONE16)
-                .ok_or_else(|| err!(Overflow, "too many variables in one scope"))?;
-            scope.names.push((n, slot));
+            let Some(next) = slot.checked_add(1).filter(|s| *s < NONE16) else {
+                let e = err!(
+                    Overflow,
+                    "too many variables in one scope (at most {} in a template body or \
+                     macro); '{n}' is one too many",
+                    NONE16 - 1
+                );
+                // Names are slices of the source: the error points at this one.
+                let at = (n.as_ptr() as usize).wrapping_sub(self.source.as_ptr() as usize);
+                return Err(if at < self.source.len() {
+                    e.with_offset(self.source, at)
+                } else {
+                    e
+                });
+            };
+            f.next_slot = next;
+            slots.push((*n, slot));
         }
-        self.scopes.push(scope);
+        self.scopes.push(Scope::new(func, slots));
         Ok(())
     }
 

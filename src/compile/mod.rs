@@ -81,6 +81,16 @@ impl std::ops::Index<usize> for StrPool {
 
 /// Compiles `source`.
 pub(crate) fn compile(source: &str, limits: &Limits) -> Result<Program, Error> {
+    if source.len() > limits.max_source {
+        return Err(Error::new(
+            crate::error::ErrorKind::Limit(crate::error::Limit::Source),
+            format!(
+                "the template is {} bytes, more than Limits::max_source ({} bytes)",
+                source.len(),
+                limits.max_source
+            ),
+        ));
+    }
     let source = crate::syntax::lexer::normalize(source);
     // The AST lives only while compiling: a per-thread arena, reset after each compile.
     let mut program = with_ast_arena(|arena| {

@@ -128,7 +128,7 @@ impl<R: Read> Reader<R> {
         // n <= cap, so the allocation is bounded; read_exact fails cleanly on a short file.
         let mut buf = vec![0u8; n as usize];
         self.exact(&mut buf, what)?;
-        String::from_utf8(buf).map_err(|_| err!(Input, "GGUF {what} is not valid UTF-8"))
+        crate::error::utf8(buf, &format!("GGUF {what}"))
     }
 
     /// Skips a value of type `ty`.
@@ -239,6 +239,14 @@ pub(crate) fn read<R: Read>(inner: R) -> Result<GgufMeta, Error> {
                 let name = k["tokenizer.chat_template.".len()..].to_string();
                 let source = r.string(MAX_STRING, &what)?;
                 meta.named_templates.push((name, source));
+            }
+            (k, ty)
+                if k == "tokenizer.chat_template" || k.starts_with("tokenizer.chat_template.") =>
+            {
+                return Err(err!(
+                    Input,
+                    "GGUF {what} has value type {ty}, not a string (8): a chat template must be text"
+                ));
             }
             ("tokenizer.ggml.tokens", 9) => tokens = read_tokens(&mut r, &what)?,
             (k, _) if TOKEN_IDS.iter().any(|(id_key, _)| *id_key == k) => {

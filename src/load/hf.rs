@@ -34,6 +34,54 @@ pub(crate) struct ModelFolder {
     /// `tokenizer_config.json`'s `response_template` (transformers' declarative output
     /// description) or, failing that, its legacy `response_schema`, as `(key, value)`.
     pub response_template: Option<(String, Value)>,
+    /// The tokenizer's added tokens (tokenizer.json `added_tokens`, tokenizer_config.json
+    /// `added_tokens_decoder`, then the special tokens the config names), in id order.
+    pub added_tokens: Vec<crate::chat::control::AddedToken>,
+    /// tokenizer_config.json `chat_control_tokens`, if it lists them.
+    pub chat_control_tokens: Option<Vec<String>>,
+}
+
+/// The added tokens of a model folder, as transformers' `added_tokens_decoder` has them.
+fn added_tokens(
+    dir: &Path,
+    config: &Map<String, Value>,
+) -> Result<Vec<crate::chat::control::AddedToken>, Error> {
+    use crate::chat::control::AddedToken;
+    let mut out: Vec<AddedToken> = Vec::new();
+    let add = |id: u64, content: &str, special: bool, out: &mut Vec<AddedToken>| {
+        if !out.iter().any(|t| t.content == content) {
+            out.push(AddedToken {
+                id,
+                content: content.to_string(),
+                special,
+            });
+        }
+    };
+    if let Some(Value::Object(tok)) = read_json(&dir.join("tokenizer.json"))? {
+        if let Some(Value::Array(list)) = tok.get("added_tokens") {
+            for t in list {
+                if let (Some(id), Some(content)) = (
+                    t.get("id").and_then(Value::as_u64),
+                    t.get("content").and_then(Value::as_str),
+                ) {
+                    let special = t.get("special").and_then(Value::as_bool).unwrap_or(false);
+                    add(id, content, special, &mut out);
+                }
+            }
+        }
+    }
+    if let Some(Value::Object(dec)) = config.get("added_tokens_decoder") {
+        for (id, t) in dec {
+            if let (Ok(id), Some(content)) =
+                (id.parse::<u64>(), t.get("content").and_then(Value::as_str))
+            {
+                let special = t.get("special").and_then(Value::as_bool).unwrap_or(false);
+                add(id, content, special, &mut out);
+            }
+        }
+    }
+    out.sort_by_key(|t| t.id);
+    Ok(out)
 }
 
 fn read_text(path: &Path) -> Result<Option<String>, Error> {
@@ -50,9 +98,9 @@ fn read_text(path: &Path) -> Result<Option<String>, Error> {
             meta.len()
         ));
     }
-    std::fs::read_to_string(path)
-        .map(Some)
-        .map_err(|e| err!(Input, "cannot read {}: {e}", path.display()))
+    let bytes =
+        std::fs::read(path).map_err(|e| err!(Input, "cannot read {}: {e}", path.display()))?;
+    crate::error::utf8(bytes, &path.display().to_string()).map(Some)
 }
 
 /// A `.jinja` file as transformers reads it: Python text mode, so `\r\n` and a lone `\r`
@@ -142,6 +190,20 @@ fn special_tokens(config: &Map<String, Value>, out: &mut Map<String, Value>) {
     }
 }
 
+/// Whether `dir` has any of the files a model folder is read from.
+fn has_model_files(dir: &Path) -> bool {
+    [
+        "tokenizer_config.json",
+        "chat_template.jinja",
+        "chat_template.json",
+        "special_tokens_map.json",
+        "config.json",
+        "tokenizer.json",
+    ]
+    .iter()
+    .any(|f| dir.join(f).is_file())
+}
+
 /// Reads the model folder at `dir`.
 pub(crate) fn read_folder(dir: &Path) -> Result<ModelFolder, Error> {
     if !dir.is_dir() {
@@ -213,6 +275,23 @@ pub(crate) fn read_folder(dir: &Path) -> Result<ModelFolder, Error> {
                 .filter(|v| v.is_object())
                 .map(|v| (k.to_string(), v.clone()))
         });
+    if folder.templates.is_empty() && config.is_empty() && !has_model_files(dir) {
+        return Err(err!(
+            Input,
+            "{} holds no model files (tokenizer_config.json, chat_template.jinja, \
+             chat_template.json, config.json)",
+            dir.display()
+        ));
+    }
+    folder.added_tokens = added_tokens(dir, &config)?;
+    if let Some(Value::Array(list)) = config.get("chat_control_tokens") {
+        folder.chat_control_tokens = Some(
+            list.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+        );
+    }
     special_tokens(&config, &mut folder.special_tokens);
     if let Some(Value::Object(map)) = read_json(&dir.join("special_tokens_map.json"))? {
         special_tokens(&map, &mut folder.special_tokens);

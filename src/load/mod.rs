@@ -13,6 +13,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use crate::chat::control::AddedToken;
 use crate::chat::{ChatTemplate, Family};
 use crate::error::{err, Error};
 
@@ -34,6 +35,8 @@ pub struct ModelTemplates {
     /// Media placeholder tokens of `processor_config.json`.
     media_tokens: Map<String, Value>,
     response_template: Option<(String, Value)>,
+    added_tokens: Vec<AddedToken>,
+    chat_control_tokens: Option<Vec<String>>,
 }
 
 impl ModelTemplates {
@@ -56,6 +59,8 @@ impl ModelTemplates {
         model.processor_marker = processor.marker;
         model.media_tokens = processor.media_tokens;
         model.response_template = folder.response_template;
+        model.added_tokens = folder.added_tokens;
+        model.chat_control_tokens = folder.chat_control_tokens;
         Ok(model)
     }
 
@@ -89,9 +94,42 @@ impl ModelTemplates {
         Ok(model)
     }
 
+    /// The tokenizer's added tokens, in id order (model folders; empty for GGUF files and
+    /// template files).
+    pub fn added_tokens(&self) -> &[AddedToken] {
+        &self.added_tokens
+    }
+
+    /// The control tokens of template `name`, as transformers'
+    /// `apply_chat_template(..., sanitize_control_tokens=True)` finds them (see
+    /// [`crate::chat::control`]).
+    pub fn control_tokens(&self, name: &str) -> Result<Vec<String>, Error> {
+        let source = self
+            .source(name)
+            .ok_or_else(|| err!(Input, "no chat template named '{name}'"))?;
+        crate::chat::control::control_tokens(
+            &self.added_tokens,
+            self.chat_control_tokens.as_deref(),
+            source,
+        )
+    }
+
     /// Reads the metadata of a GGUF file (streamed; tensor data is never read).
     pub fn from_gguf(path: &Path) -> Result<ModelTemplates, Error> {
         let meta = gguf::read_file(path)?;
+        Ok(ModelTemplates::from_gguf_meta(
+            meta,
+            &path.display().to_string(),
+        ))
+    }
+
+    /// Reads GGUF metadata from `bytes` (the start of a GGUF file; tensor data is not needed).
+    pub fn from_gguf_bytes(bytes: &[u8]) -> Result<ModelTemplates, Error> {
+        let meta = gguf::read(bytes)?;
+        Ok(ModelTemplates::from_gguf_meta(meta, "GGUF bytes"))
+    }
+
+    fn from_gguf_meta(meta: gguf::GgufMeta, origin: &str) -> ModelTemplates {
         let mut templates = Vec::new();
         if let Some(t) = meta.chat_template {
             templates.push(("default".to_string(), t));
@@ -112,12 +150,12 @@ impl ModelTemplates {
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
-        Ok(ModelTemplates::build(
+        ModelTemplates::build(
             templates,
             tokens,
             family,
-            format!("{} (GGUF metadata)", path.display()),
-        ))
+            format!("{origin} (GGUF metadata)"),
+        )
     }
 
     /// Reads a plain Jinja template file (named `default`, no special tokens).
@@ -157,6 +195,8 @@ impl ModelTemplates {
                 processor_path: false,
                 media_tokens: Map::new(),
                 response_template: None,
+                added_tokens: Vec::new(),
+                chat_control_tokens: None,
             };
         }
         let family = templates
@@ -174,6 +214,8 @@ impl ModelTemplates {
             processor_path: false,
             media_tokens: Map::new(),
             response_template: None,
+            added_tokens: Vec::new(),
+            chat_control_tokens: None,
         }
     }
 

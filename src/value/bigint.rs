@@ -34,6 +34,11 @@ pub(crate) struct Big<'a> {
 }
 
 impl Big<'_> {
+    /// Its 32-bit digits.
+    pub(crate) fn digit_count(&self) -> usize {
+        self.digits.len()
+    }
+
     /// As a `num_bigint::BigInt`, for computing.
     pub(crate) fn to_bigint(&self) -> BigInt {
         let sign = if self.negative {

@@ -6,6 +6,7 @@
 //! access, iteration), [`fmt`] (`str()` and `repr()`), [`json`] (`json.dumps`).
 
 pub(crate) mod bigint;
+pub(crate) mod budget;
 pub(crate) mod fmt;
 pub(crate) mod json;
 pub(crate) mod markup;
@@ -175,6 +176,8 @@ pub(crate) struct Ctx<'a> {
     /// The `(grouper, list)` tuples `groupby` made in this render (by address): jinja2's
     /// `_GroupTuple`, a tuple with `.grouper` and `.list`.
     pub(crate) group_tuples: RefCell<Vec<usize>>,
+    /// A builtin was refused a value larger than the limit (see [`Ctx::slice`]).
+    oversized: Cell<bool>,
 }
 
 impl<'a> Ctx<'a> {
@@ -196,6 +199,7 @@ impl<'a> Ctx<'a> {
             now,
             max_value: Ctx::value_limit(max_output),
             group_tuples: RefCell::new(Vec::new()),
+            oversized: Cell::new(false),
         }
     }
 
@@ -281,10 +285,29 @@ impl<'a> Ctx<'a> {
 
     /// Moves `items` into the arena as a slice.
     #[inline]
+    ///
+    /// More items than the value limit allows are not built: the slice stops there and the
+    /// render fails with `Limit(Output)` when its instruction ends ([`Ctx::oversized`]).
     pub(crate) fn slice(&self, items: impl IntoIterator<Item = Value<'a>>) -> &'a [Value<'a>] {
+        let items = items.into_iter();
+        let max = self.max_value / 8;
+        if items.size_hint().0 > max {
+            self.oversized.set(true);
+            return &[];
+        }
         let mut v = bumpalo::collections::Vec::new_in(self.arena);
-        v.extend(items);
+        v.extend(items.take(max.saturating_add(1)));
+        if v.len() > max {
+            self.oversized.set(true);
+            v.truncate(max);
+        }
         v.into_bump_slice()
+    }
+
+    /// Whether a builtin was refused a value larger than the limit and went on with a
+    /// shortened one (see [`Ctx::slice`]): the render has failed with `Limit(Output)`.
+    pub(crate) fn oversized(&self) -> bool {
+        self.oversized.get()
     }
 
     /// An iterable of `kind` over `items`.

@@ -12,6 +12,7 @@ use num_bigint::{BigInt, Sign};
 
 use crate::error::{err, Error};
 use crate::value::bigint::{self, Big};
+use crate::value::budget;
 use crate::value::fmt::write_str_repr;
 use crate::value::{Callable, Ctx, IterKind, LoopState, UndefInfo, VResult, Value};
 
@@ -90,6 +91,12 @@ impl CmpOp {
 /// How deep `==` and `<` recurse into nested containers before giving up (Python raises
 /// `RecursionError` near 1000 frames).
 const MAX_DEPTH: usize = 500;
+
+/// Strings up to this many bytes and containers up to this many items are compared and
+/// searched within the instruction's own unit of fuel; larger ones charge their size.
+const SMALL_BYTES: usize = 256;
+/// See [`SMALL_BYTES`].
+const SMALL_ITEMS: usize = 16;
 
 /// The most bytes (for strings) or items (for lists) that `*` may build.
 const MAX_REPEAT: usize = 1 << 26;
@@ -548,7 +555,13 @@ impl<'a> MapRef<'a> {
     #[inline]
     fn get(&self, key: &Value<'_>) -> Option<Value<'a>> {
         match self {
-            MapRef::Dict(d) => d.iter().find(|(k, _)| eq(k, key)).map(|(_, v)| *v),
+            MapRef::Dict(d) => {
+                // A template dict is searched: linear in its size.
+                if d.len() > SMALL_ITEMS && !budget::spend_items(d.len()) {
+                    return None;
+                }
+                d.iter().find(|(k, _)| eq(k, key)).map(|(_, v)| *v)
+            }
             MapRef::Json(o) => match key {
                 Value::Str(s) | Value::Markup(s) => json_get(o, s).map(Value::from_json),
                 _ => None,
@@ -562,6 +575,11 @@ impl<'a> MapRef<'a> {
         match self {
             MapRef::Dict(d) => d
                 .iter()
+                .take(if d.len() > SMALL_ITEMS && !budget::spend_items(d.len()) {
+                    0
+                } else {
+                    usize::MAX
+                })
                 .find(|(k, _)| k.as_str() == Some(name))
                 .map(|(_, v)| *v),
             MapRef::Json(o) => json_get(o, name).map(|v| Value::from_json_in(v, ctx)),
@@ -800,7 +818,12 @@ pub(crate) fn eq(a: &Value<'_>, b: &Value<'_>) -> bool {
 /// [`eq`] at nesting `depth`.
 fn eq_at(a: &Value<'_>, b: &Value<'_>, depth: usize) -> bool {
     match (a, b) {
-        (Value::Str(x), Value::Str(y)) => return x == y,
+        (Value::Str(x), Value::Str(y)) => {
+            if x.len() == y.len() && x.len() > SMALL_BYTES && !budget::spend_bytes(x.len()) {
+                return false;
+            }
+            return x == y;
+        }
         (Value::Markup(_), _) | (_, Value::Markup(_)) => {
             return eq_at(&a.demark(), &b.demark(), depth);
         }
@@ -827,7 +850,13 @@ fn eq_at(a: &Value<'_>, b: &Value<'_>, depth: usize) -> bool {
             (MapRef::Json(p), MapRef::Json(q)) if same(*p, *q) => return true,
             _ => {}
         }
+        // Each key is looked up in the other dict: linear for a template dict.
+        let work = match &y {
+            MapRef::Dict(d) => x.len().saturating_mul(d.len()),
+            MapRef::Json(_) => x.len(),
+        };
         return x.len() == y.len()
+            && budget::spend_items(work)
             && x.all(|k, v| y.get(&k).is_some_and(|w| eq_at(&v, &w, depth + 1)));
     }
     match (a, b) {
@@ -840,6 +869,7 @@ fn eq_at(a: &Value<'_>, b: &Value<'_>, depth: usize) -> bool {
                 (IterKind::DictKeys, IterKind::DictKeys)
                 | (IterKind::DictItems, IterKind::DictItems) => {
                     x.items.len() == y.items.len()
+                        && budget::spend_items(x.items.len().saturating_mul(y.items.len()))
                         && x.items
                             .iter()
                             .all(|i| y.items.iter().any(|j| eq_at(i, j, depth + 1)))
@@ -883,6 +913,7 @@ fn seq_eq(x: SeqRef<'_>, y: SeqRef<'_>, depth: usize) -> bool {
         _ => {}
     }
     x.len() == y.len()
+        && budget::spend_items(x.len().max(1))
         && (0..x.len()).all(|i| match (x.get(i), y.get(i)) {
             (Some(p), Some(q)) => eq_at(&p, &q, depth + 1),
             _ => false,
@@ -903,6 +934,10 @@ fn compare_at(op: CmpOp, a: &Value<'_>, b: &Value<'_>, depth: usize) -> Result<b
     }
     if let (Some(x), Some(y)) = (a.as_str(), b.as_str()) {
         // UTF-8 byte order is code point order; a Markup compares as its text.
+        let n = x.len().min(y.len());
+        if n > SMALL_BYTES {
+            budget::charge_bytes(n)?;
+        }
         return Ok(op.holds(x.cmp(y)));
     }
     if a.is_undefined() {
@@ -932,6 +967,7 @@ fn compare_at(op: CmpOp, a: &Value<'_>, b: &Value<'_>, depth: usize) -> Result<b
         ));
     }
     // The first items that differ decide; if none do, the shorter sequence is smaller.
+    budget::charge_items(x.len().min(y.len()))?;
     for i in 0..x.len().min(y.len()) {
         if let (Some(p), Some(q)) = (x.get(i), y.get(i)) {
             if !eq_at(&p, &q, depth + 1) {
@@ -974,11 +1010,15 @@ pub(crate) fn contains<'a>(
         return Ok(m.get(&item).is_some());
     }
     if let Some(s) = SeqRef::of(&container, true) {
+        budget::charge_items(s.len())?;
         return Ok((0..s.len()).any(|i| s.get(i).is_some_and(|x| eq(&x, &item))));
     }
     match container {
         Value::Str(h) => match item {
-            Value::Str(n) => Ok(h.contains(n)),
+            Value::Str(n) => {
+                budget::charge_bytes(h.len())?;
+                Ok(h.contains(n))
+            }
             other => Err(err!(
                 Type,
                 "'in <string>' requires string as left operand, not {}",
@@ -990,14 +1030,15 @@ pub(crate) fn contains<'a>(
             if s.kind == IterKind::DictKeys {
                 hashable(&item)?;
             }
+            budget::charge_items(s.items.len())?;
             Ok(s.items.iter().any(|x| eq(x, &item)))
         }
-        Value::Loop(l) => Ok(l
-            .items
-            .get(l.index0.get() + 1..)
-            .unwrap_or(&[])
-            .iter()
-            .any(|x| eq(x, &item))),
+        Value::Loop(l) => Ok(budget::spend_items(l.items.len())
+            && l.items
+                .get(l.index0.get() + 1..)
+                .unwrap_or(&[])
+                .iter()
+                .any(|x| eq(x, &item))),
         other => Err(err!(
             Type,
             "argument of type '{}' is not iterable",

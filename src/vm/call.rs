@@ -2,7 +2,7 @@
 
 use crate::compile::NONE16;
 use crate::error::{err, Error, ErrorKind, Limit};
-use crate::value::{ops, Callable, Value};
+use crate::value::{budget, ops, Callable, Value};
 use crate::vm::run::{Frame, Vm};
 
 impl<'a, 'o> Vm<'a, 'o> {
@@ -20,9 +20,13 @@ impl<'a, 'o> Vm<'a, 'o> {
             Value::Callable(c) => match *c {
                 Callable::Macro { id, env } => return self.enter_macro(id, env, args, kwargs, pc),
                 Callable::Method { recv, name } => {
+                    budget::charge_call(&recv, args, kwargs)?;
                     crate::builtins::call_method(ctx, recv, name, args, kwargs)?
                 }
-                Callable::Global(g) => crate::builtins::call_global(ctx, g, args, kwargs)?,
+                Callable::Global(g) => {
+                    budget::charge_call(&Value::None, args, kwargs)?;
+                    crate::builtins::call_global(ctx, g, args, kwargs)?
+                }
                 Callable::Cycle(l) => cycle(l.index0.get(), args)?,
             },
             Value::Undefined(_) => return Err(ops::undefined_error(&callee)),
@@ -61,6 +65,7 @@ impl<'a, 'o> Vm<'a, 'o> {
             }
         }
         if crate::builtins::has_method(&recv, name) {
+            budget::charge_call(&recv, args, kwargs)?;
             let v = crate::builtins::call_method(self.ctx, recv, name, args, kwargs)?;
             self.stack.push(v);
             return Ok(());

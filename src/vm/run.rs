@@ -5,7 +5,10 @@ use smallvec::SmallVec;
 use crate::compile::{Const, Instr, LoopField, Program, NONE16};
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::template::Limits;
-use crate::value::{fmt, ops, Callable, Ctx, LoopState, VResult, Value};
+use crate::value::{budget, fmt, ops, Callable, Ctx, LoopState, VResult, Value};
+
+/// Instructions' fuel is taken from the render's budget this many units at a time.
+const FUEL_SLICE: u64 = 1024;
 
 /// A running for loop.
 pub(super) struct LoopRun<'a> {
@@ -111,7 +114,22 @@ impl<'a, 'o> Vm<'a, 'o> {
     /// machine started and the error gets its source location.
     pub(super) fn finish(mut self, pc: usize) -> Result<Vec<(usize, usize)>, Error> {
         let mut pc = pc;
-        match self.exec(&mut pc) {
+        let _budget = budget::start(self.limits.fuel);
+        let mut result = self.exec(&mut pc);
+        // An operation that ran out of fuel may have stopped early with a meaningless result;
+        // whatever followed, the render failed for want of fuel.
+        if budget::exhausted()
+            && !matches!(&result, Err(e) if e.kind() == ErrorKind::Limit(Limit::Fuel))
+        {
+            result = Err(budget::fuel_error());
+        }
+        // Likewise a builtin refused a value past the size limit and went on with less.
+        if self.ctx.oversized()
+            && !matches!(&result, Err(e) if matches!(e.kind(), ErrorKind::Limit(_)))
+        {
+            result = Err(self.ctx.too_large());
+        }
+        match result {
             Ok(()) => Ok(self.generation),
             Err(e) => {
                 // A watched render keeps what it produced up to its checkpoint.
@@ -163,7 +181,10 @@ impl<'a, 'o> Vm<'a, 'o> {
             Value::List(l) | Value::Tuple(l) => l.len() > self.limits.max_output / 8,
             _ => false,
         };
-        if big || self.ctx.arena.allocated_bytes() > self.limits.max_output.saturating_mul(4) {
+        if big
+            || self.ctx.oversized()
+            || self.ctx.arena.allocated_bytes() > self.limits.max_output.saturating_mul(4)
+        {
             return Err(Error::new(
                 ErrorKind::Limit(Limit::Output),
                 format!(
@@ -181,7 +202,9 @@ impl<'a, 'o> Vm<'a, 'o> {
         let prog = self.prog;
         let ctx = self.ctx;
         let code = &prog.code[..];
-        let mut fuel = self.limits.fuel;
+        // Fuel for instructions is taken from the render's budget in slices, which the work
+        // inside instructions also draws from (see `budget`).
+        let mut fuel = 0u64;
         let mut ip = *pc;
         loop {
             *pc = ip;
@@ -189,13 +212,10 @@ impl<'a, 'o> Vm<'a, 'o> {
                 return Err(err!(Runtime, "internal: jump out of the program"));
             };
             if fuel == 0 {
-                return Err(Error::new(
-                    ErrorKind::Limit(Limit::Fuel),
-                    format!(
-                        "the render took more than {} instructions",
-                        self.limits.fuel
-                    ),
-                ));
+                fuel = budget::take(FUEL_SLICE);
+                if fuel == 0 {
+                    return Err(budget::fuel_error());
+                }
             }
             fuel -= 1;
             ip += 1;
@@ -427,6 +447,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::Filter { f, argc, kw } => {
                     let (args, kwargs) = self.take_args(argc, kw);
                     let value = self.pop();
+                    budget::charge_call(&value, &args, &kwargs)?;
                     let v = (prog.filters[usize::from(f)])(ctx, value, &args, &kwargs)?;
                     self.check_size(&v)?;
                     self.push(v);
@@ -434,6 +455,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::Test { t, argc, neg } => {
                     let (args, _) = self.take_args(argc, NONE16);
                     let value = self.pop();
+                    budget::charge_call(&value, &args, &[])?;
                     let r = (prog.tests[usize::from(t)])(ctx, value, &args)?;
                     self.push(Value::Bool(r != neg));
                 }

@@ -36,7 +36,8 @@ pub(crate) struct Args {
     /// stderr, or as a "mask" field of each JSONL output line.
     #[arg(long)]
     assistant_mask: bool,
-    /// Check the history's tool-call sequencing before rendering.
+    /// Check the history before rendering: tool-call sequencing, tool-call arguments that
+    /// are valid JSON, and called tools that the request's tools list.
     #[arg(long)]
     validate: bool,
     /// A JSON object whose keys become template variables (plain Jinja, no chat
@@ -82,6 +83,16 @@ pub(crate) struct Args {
         conflicts_with = "assistant_mask"
     )]
     polyfill: Option<String>,
+    /// Mark the control tokens in user-supplied strings with U+F0000/U+F0001 before
+    /// rendering, exactly as transformers' `apply_chat_template(...,
+    /// sanitize_control_tokens=True)` does (needs --model).
+    #[arg(long)]
+    mark_control_tokens: bool,
+    /// With --mark-control-tokens: print JSON `{"text": ..., "control_spans": [[start,
+    /// end], ...]}`, the plain text and the byte spans of user-supplied control tokens,
+    /// instead of markers (in --jsonl, a "control_spans" field of each record).
+    #[arg(long, requires = "mark_control_tokens")]
+    control_spans: bool,
 }
 
 /// Exit status for a template error.
@@ -102,22 +113,38 @@ pub(crate) fn run(args: Args) -> i32 {
 
 type Failure = (i32, String);
 
+/// `bytes` as text, or an error naming `what` and the byte offset of the first invalid byte.
+pub(crate) fn utf8(bytes: Vec<u8>, what: &str) -> Result<String, String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bad = e.as_bytes().get(at).copied().unwrap_or(0);
+        format!("{what} is not valid UTF-8: invalid byte 0x{bad:02x} at byte offset {at}")
+    })
+}
+
 fn read_source(spec: &str) -> Result<String, Failure> {
+    let mut bytes = Vec::new();
     if spec == "-" {
-        let mut s = String::new();
         std::io::stdin()
-            .read_to_string(&mut s)
+            .read_to_end(&mut bytes)
             .map_err(|e| (INPUT_ERROR, format!("cannot read standard input: {e}")))?;
-        Ok(s)
+        utf8(bytes, "standard input").map_err(|m| (INPUT_ERROR, m))
     } else {
-        std::fs::read_to_string(spec).map_err(|e| (INPUT_ERROR, format!("cannot read {spec}: {e}")))
+        bytes =
+            std::fs::read(spec).map_err(|e| (INPUT_ERROR, format!("cannot read {spec}: {e}")))?;
+        utf8(bytes, spec).map_err(|m| (INPUT_ERROR, m))
     }
 }
 
 fn read_json(spec: &str) -> Result<serde_json::Value, Failure> {
     let text = read_source(spec)?;
     let name = if spec == "-" { "standard input" } else { spec };
-    serde_json::from_str(&text).map_err(|e| (INPUT_ERROR, format!("{name} is not valid JSON: {e}")))
+    serde_json::from_str(&text).map_err(|e| {
+        (
+            INPUT_ERROR,
+            format!("{name} is not valid JSON: {}", json_error(&e, &text)),
+        )
+    })
 }
 
 /// What renders requests: a plain template, or a model's templates.
@@ -135,12 +162,13 @@ fn fix_clock(t: &mut Template, now: Option<&str>) -> Result<(), Failure> {
 }
 
 fn load_template(path: &Path, now: Option<&str>) -> Result<Template, Failure> {
-    let source = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
         (
             INPUT_ERROR,
             format!("cannot read template {}: {e}", path.display()),
         )
     })?;
+    let source = utf8(bytes, &path.display().to_string()).map_err(|m| (INPUT_ERROR, m))?;
     let mut t = Template::new(&source)
         .map_err(|e| (TEMPLATE_ERROR, format!("{}: {e:#}", path.display())))?;
     fix_clock(&mut t, now)?;
@@ -159,6 +187,8 @@ struct Settings<'a> {
     polyfill: Option<Polyfills>,
     /// The plain template's capabilities, probed on first use.
     caps: std::cell::OnceCell<Caps>,
+    mark: bool,
+    spans: bool,
 }
 
 fn failure(e: chatcodec::Error) -> Failure {
@@ -207,6 +237,7 @@ impl Renderer {
         mut request: serde_json::Value,
         s: &Settings<'_>,
         out: &mut String,
+        control: &mut Vec<(usize, usize)>,
     ) -> Result<Vec<(usize, usize)>, chatcodec::Error> {
         use chatcodec::chat::media;
         if s.cont && request.get("continue_final_message").is_none() {
@@ -243,7 +274,7 @@ impl Renderer {
         let request = &request;
         if s.validate {
             if let Some(serde_json::Value::Array(m)) = request.get("messages") {
-                chatcodec::chat::validate::validate_history(m)?;
+                chatcodec::chat::validate::validate_tool_calls(m, request.get("tools"))?;
             }
         }
         if let Some(on) = &s.polyfill {
@@ -254,7 +285,27 @@ impl Renderer {
             Renderer::Model(model, cache) => {
                 let pos = Self::cached(model, cache, request, s)?;
                 let cache = cache.borrow();
-                cache[pos].apply_to(request, s.mask, out)
+                if !s.mark {
+                    return cache[pos].apply_to(request, s.mask, out);
+                }
+                let name = cache[pos].name().to_string();
+                let tokens = model.control_tokens(&name)?;
+                let marked = chatcodec::chat::control::mark_request(request, &tokens);
+                let start = out.len();
+                let mask = cache[pos].apply_to(&marked, s.mask, out)?;
+                if s.spans {
+                    let added: Vec<String> = model
+                        .added_tokens()
+                        .iter()
+                        .map(|t| t.content.clone())
+                        .collect();
+                    let (text, spans) =
+                        chatcodec::chat::control::control_spans(&out[start..], &added);
+                    out.truncate(start);
+                    out.push_str(&text);
+                    *control = spans;
+                }
+                Ok(mask)
             }
         }
     }
@@ -340,12 +391,21 @@ fn run_inner(args: Args) -> Result<(), Failure> {
             None => None,
         },
         caps: std::cell::OnceCell::new(),
+        mark: args.mark_control_tokens,
+        spans: args.control_spans,
     };
+    if settings.mark && !matches!(renderer, Renderer::Model(..)) {
+        return Err((
+            INPUT_ERROR,
+            "--mark-control-tokens needs --model (the control tokens are the tokenizer's)".into(),
+        ));
+    }
     if let Some(spec) = &args.jsonl {
         return batch(&renderer, &settings, spec);
     }
     let mut out = String::new();
     let mut spans = None;
+    let mut control = Vec::new();
     let result = match (&args.vars, &args.input) {
         (Some(v), None) => {
             let vars = read_json(v)?;
@@ -360,7 +420,7 @@ fn run_inner(args: Args) -> Result<(), Failure> {
         (None, Some(i)) => {
             let request = read_json(i)?;
             renderer
-                .request(request, &settings, &mut out)
+                .request(request, &settings, &mut out, &mut control)
                 .map(|s| spans = Some(s))
         }
         _ => return Err((INPUT_ERROR, "give one of --vars, --input or --jsonl".into())),
@@ -368,6 +428,13 @@ fn run_inner(args: Args) -> Result<(), Failure> {
     result.map_err(failure)?;
     if let (true, Some(spans)) = (args.assistant_mask, spans) {
         eprintln!("{}", serde_json::json!({ "mask": mask_json(&spans) }));
+    }
+    if settings.spans {
+        let spans: Vec<_> = control
+            .iter()
+            .map(|(a, b)| serde_json::json!([a, b]))
+            .collect();
+        out = serde_json::json!({"text": out, "control_spans": spans}).to_string() + "\n";
     }
     let mut stdout = std::io::stdout().lock();
     stdout
@@ -395,37 +462,68 @@ fn batch(renderer: &Renderer, settings: &Settings<'_>, spec: &str) -> Result<(),
     let mut text = String::new();
     let mut done = 0usize;
     let mut failed = 0usize;
-    for (n, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| (INPUT_ERROR, format!("line {}: cannot read: {e}", n + 1)))?;
-        if line.trim().is_empty() {
-            continue;
+    let mut raw = Vec::new();
+    let mut n = 0usize;
+    let mut reader = reader;
+    loop {
+        raw.clear();
+        let read = reader
+            .read_until(b'\n', &mut raw)
+            .map_err(|e| (INPUT_ERROR, format!("line {}: cannot read: {e}", n + 1)))?;
+        if read == 0 {
+            break;
         }
-        let mut item: serde_json::Value = serde_json::from_str(&line)
-            .map_err(|e| (INPUT_ERROR, format!("line {}: not valid JSON: {e}", n + 1)))?;
+        n += 1;
+        // A bad line is reported (an error record, and on standard error) and the batch
+        // goes on with the next.
+        let item = match std::str::from_utf8(&raw) {
+            Err(e) => Err(format!(
+                "not valid UTF-8: invalid byte at byte offset {} of the line",
+                e.valid_up_to()
+            )),
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => serde_json::from_str::<serde_json::Value>(line)
+                .map_err(|e| format!("not valid JSON: {}", crate::render::json_error(&e, line))),
+        };
+        let mut item = match item {
+            Ok(item) => item,
+            Err(msg) => {
+                failed += 1;
+                done += 1;
+                eprintln!("line {n}: {msg}");
+                let record = serde_json::json!({"line": n, "ok": false, "error": format!("line {n}: {msg}")});
+                write_record(&mut stdout, &record)?;
+                continue;
+            }
+        };
         let id = item.get("id").cloned().unwrap_or(serde_json::Value::Null);
         text.clear();
+        let mut control = Vec::new();
         let result = match item.get_mut("input") {
-            Some(input) => renderer.request(input.take(), settings, &mut text),
+            Some(input) => renderer.request(input.take(), settings, &mut text, &mut control),
             None => Err(chatcodec::Error::new(
                 chatcodec::ErrorKind::Input,
-                format!("line {}: no \"input\" object", n + 1),
+                format!("line {n}: no \"input\" object"),
             )),
         };
         let record = match result {
-            Ok(spans) if settings.mask => {
-                serde_json::json!({"id": id, "ok": true, "text": text, "mask": mask_json(&spans)})
+            Ok(spans) => {
+                let mut r = serde_json::json!({"id": id, "ok": true, "text": text});
+                if settings.mask {
+                    r["mask"] = mask_json(&spans);
+                }
+                if settings.spans {
+                    r["control_spans"] = mask_json(&control);
+                }
+                r
             }
-            Ok(_) => serde_json::json!({"id": id, "ok": true, "text": text}),
             Err(e) => {
                 failed += 1;
-                serde_json::json!({"id": id, "ok": false, "error": e.to_string()})
+                eprintln!("line {n}: {e}");
+                serde_json::json!({"id": id, "line": n, "ok": false, "error": e.to_string()})
             }
         };
-        serde_json::to_writer(&mut stdout, &record)
-            .map_err(|e| (INPUT_ERROR, format!("cannot write the output: {e}")))?;
-        stdout
-            .write_all(b"\n")
-            .map_err(|e| (INPUT_ERROR, format!("cannot write the output: {e}")))?;
+        write_record(&mut stdout, &record)?;
         done += 1;
         if let Some(p) = progress.as_mut() {
             p.update(done, failed);
@@ -436,5 +534,66 @@ fn batch(renderer: &Renderer, settings: &Settings<'_>, spec: &str) -> Result<(),
     }
     stdout
         .flush()
+        .map_err(|e| (INPUT_ERROR, format!("cannot write the output: {e}")))?;
+    if failed > 0 {
+        return Err((
+            TEMPLATE_ERROR,
+            format!("{failed} of {done} lines failed (see their error records)"),
+        ));
+    }
+    Ok(())
+}
+
+fn write_record(out: &mut impl Write, record: &serde_json::Value) -> Result<(), Failure> {
+    serde_json::to_writer(&mut *out, record)
+        .and_then(|_| out.write_all(b"\n").map_err(serde_json::Error::io))
         .map_err(|e| (INPUT_ERROR, format!("cannot write the output: {e}")))
+}
+
+/// A JSON parse error, naming a lone surrogate escape as such.
+pub(crate) fn json_error(e: &serde_json::Error, text: &str) -> String {
+    match lone_surrogate(text) {
+        Some((at, esc)) => format!(
+            "a lone UTF-16 surrogate escape {esc} at byte offset {at} (U+D800..U+DFFF must \
+             come in high-low pairs; a lone one is not a character) ({e})"
+        ),
+        None => e.to_string(),
+    }
+}
+
+/// The byte offset and text of the first `\uXXXX` escape of a surrogate that is not part of
+/// a high-low pair, in JSON text.
+fn lone_surrogate(text: &str) -> Option<(usize, &str)> {
+    let b = text.as_bytes();
+    let hex = |at: usize| -> Option<u32> {
+        let h = text.get(at..at + 4)?;
+        u32::from_str_radix(h, 16).ok()
+    };
+    let mut i = 0;
+    while i + 6 <= b.len() {
+        if b[i] == b'\\' {
+            if b[i + 1] == b'u' {
+                if let Some(u) = hex(i + 2) {
+                    if (0xD800..0xDC00).contains(&u) {
+                        let low = b.get(i + 6) == Some(&b'\\')
+                            && b.get(i + 7) == Some(&b'u')
+                            && hex(i + 8).is_some_and(|l| (0xDC00..0xE000).contains(&l));
+                        if !low {
+                            return Some((i, &text[i..i + 6]));
+                        }
+                        i += 12;
+                        continue;
+                    }
+                    if (0xDC00..0xE000).contains(&u) {
+                        return Some((i, &text[i..i + 6]));
+                    }
+                }
+            }
+            // Skip the escaped character (an escaped backslash included).
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    None
 }

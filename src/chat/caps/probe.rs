@@ -76,6 +76,7 @@ impl<'t> Prober<'t> {
             max_depth: 100,
             max_output: 1 << 20,
             max_nesting: template.options().limits.max_nesting,
+            ..template.options().limits
         };
         let candidates = template
             .global_names()
