@@ -478,8 +478,11 @@ impl<'s, 'a> Gen<'s, 'a> {
                     self.store(t)?;
                 }
             }
-            Target::Attr(_, _, span) => {
-                return Err(self.error(span, err!(Syntax, "cannot unpack into an attribute")));
+            Target::Attr(ns, attr, span) => {
+                self.load_name(ns);
+                let a = self.str_const(attr);
+                self.mark(span);
+                self.emit(Instr::SetAttrOnTop(a));
             }
         }
         Ok(())
