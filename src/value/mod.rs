@@ -141,7 +141,14 @@ pub(crate) enum Global {
 pub(crate) enum Callable<'a> {
     /// A macro of the template, by index into the compiled template's macro table, with the
     /// base of the frame that defined it (whose variables it reads).
-    Macro { id: u32, env: u32 },
+    Macro {
+        /// Index into the macro table.
+        id: u32,
+        /// Base of the defining frame.
+        env: u32,
+        /// The macro's name (`None` for a call block's `caller`), for its repr.
+        name: Option<&'a str>,
+    },
     /// A method bound to its receiver: `s.split`, `d.items`.
     Method { recv: Value<'a>, name: &'a str },
     /// A global function.

@@ -537,7 +537,12 @@ impl<'a, 'o> Vm<'a, 'o> {
                 }
                 Instr::MakeMacro(id) => {
                     let env = self.base() as u32;
-                    let v = ctx.callable(Callable::Macro { id, env });
+                    let name = prog
+                        .macros
+                        .get(id as usize)
+                        .map(|m| &*m.name)
+                        .filter(|n| *n != "caller");
+                    let v = ctx.callable(Callable::Macro { id, env, name });
                     self.push(v);
                 }
                 Instr::JumpIfBound(i, t) => {
