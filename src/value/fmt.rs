@@ -291,6 +291,18 @@ impl<'v> Printer<'_, 'v> {
                         let _ = write!(self.out, "<list_reverseiterator object at {FAKE_ADDR}>");
                         return;
                     }
+                    IterKind::RangeReverse => {
+                        let _ = write!(self.out, "<range_iterator object at {FAKE_ADDR}>");
+                        return;
+                    }
+                    IterKind::Range { start, stop, step } => {
+                        let _ = if step == 1 {
+                            write!(self.out, "range({start}, {stop})")
+                        } else {
+                            write!(self.out, "range({start}, {stop}, {step})")
+                        };
+                        return;
+                    }
                 };
                 self.seq(open, seq.items.iter().copied(), close);
             }

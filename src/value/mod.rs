@@ -86,6 +86,17 @@ pub(crate) enum IterKind {
     DictValues,
     /// `reversed(list)`.
     ListReverse,
+    /// A `range(start, stop, step)` object (its items materialized).
+    Range {
+        /// First value.
+        start: i64,
+        /// The bound.
+        stop: i64,
+        /// The step (never zero).
+        step: i64,
+    },
+    /// `reversed(range)`.
+    RangeReverse,
 }
 
 /// A materialized non-list iterable.
@@ -385,7 +396,7 @@ impl<'a> Value<'a> {
             Value::Json(_) => true,
             Value::Iter(s) => match s.kind {
                 // Generators and reverse iterators are always truthy in Python.
-                IterKind::Generator | IterKind::ListReverse => true,
+                IterKind::Generator | IterKind::ListReverse | IterKind::RangeReverse => true,
                 _ => !s.items.is_empty(),
             },
             Value::Ns(_) | Value::Callable(_) | Value::Loop(_) => true,
@@ -436,6 +447,8 @@ impl<'a> Value<'a> {
                 IterKind::DictKeys => "dict_keys",
                 IterKind::DictValues => "dict_values",
                 IterKind::ListReverse => "list_reverseiterator",
+                IterKind::Range { .. } => "range",
+                IterKind::RangeReverse => "range_iterator",
             },
             Value::Ns(_) => "TemplateNamespace",
             Value::Callable(c) => match c {
