@@ -288,6 +288,12 @@ pub(crate) fn check_hashable(v: &Value<'_>) -> Result<(), Error> {
 
 /// Python's `str.splitlines()` (without `keepends`): every Unicode line boundary.
 pub(crate) fn splitlines(s: &str) -> Vec<&str> {
+    splitlines_keep(s, false)
+}
+
+/// `str.splitlines(keepends)`: Python's line boundaries; with `keep`, each line keeps its
+/// line break.
+pub(crate) fn splitlines_keep(s: &str, keep: bool) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut it = s.char_indices().peekable();
@@ -305,7 +311,6 @@ pub(crate) fn splitlines(s: &str) -> Vec<&str> {
                 | '\u{2029}'
         );
         if is_break {
-            out.push(&s[start..i]);
             let mut end = i + c.len_utf8();
             if c == '\r' {
                 if let Some(&(_, '\n')) = it.peek() {
@@ -313,6 +318,7 @@ pub(crate) fn splitlines(s: &str) -> Vec<&str> {
                     end += 1;
                 }
             }
+            out.push(&s[start..if keep { end } else { i }]);
             start = end;
         }
     }

@@ -626,6 +626,16 @@ fn percent_one(
                     write_number(out, b.is_negative(), &body, &sp);
                     return Ok(());
                 }
+                (_, Value::Float(f))
+                    if matches!(ty, 'd' | 'i' | 'u') && f.is_finite() && f.abs() >= 1.7e38 =>
+                {
+                    // Past 128 bits: the float's exact integer value, as Python's int(f).
+                    let b = bigint::from_f64(*f);
+                    let body = b.magnitude().to_string();
+                    sp.ty = None;
+                    write_number(out, *f < 0.0, &body, &sp);
+                    return Ok(());
+                }
                 (_, Value::Float(f)) if matches!(ty, 'd' | 'i' | 'u') => {
                     if !f.is_finite() {
                         return Err(err!(Value, "cannot convert float {f} to integer"));
@@ -876,7 +886,8 @@ fn index_arg<'a>(args: &[Value<'a>], n: usize) -> Result<Value<'a>, Error> {
 /// Python's `int(s, base)` for a string; `None` where Python raises ValueError (beyond
 /// 4300 digits too, in a base that is not a power of two).
 fn parse_int(s: &str, base: i64) -> Option<BigInt> {
-    let s = s.trim_matches(is_py_space);
+    let s = ascii_digits(s.trim_matches(is_py_space));
+    let s = s.as_ref();
     let (neg, s) = match s.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
@@ -930,7 +941,8 @@ fn parse_int(s: &str, base: i64) -> Option<BigInt> {
 
 /// Python's `float(s)`; `None` where Python raises ValueError.
 fn parse_float(s: &str) -> Option<f64> {
-    let s = s.trim_matches(is_py_space);
+    let s = ascii_digits(s.trim_matches(is_py_space));
+    let s = s.as_ref();
     let b = s.as_bytes();
     for (i, &c) in b.iter().enumerate() {
         if c == b'_' {
@@ -951,6 +963,32 @@ fn parse_float(s: &str) -> Option<f64> {
         return None;
     }
     clean.parse().ok()
+}
+
+/// The first code point of each run of ten Unicode decimal digits (category Nd), which
+/// Python's `int()` and `float()` read as 0-9.
+const DIGIT_ZEROS: [u32; 66] = [
+    0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6, 0x0D66,
+    0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90,
+    0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10,
+    0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650,
+    0x116C0, 0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x16A60, 0x16AC0, 0x16B50,
+    0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E4F0, 0x1E950, 0x1FBF0,
+];
+
+/// `s` with every Unicode decimal digit replaced by its ASCII digit.
+fn ascii_digits(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.is_ascii() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let digit = |c: char| {
+        let u = c as u32;
+        DIGIT_ZEROS
+            .iter()
+            .find(|&&z| (z..z + 10).contains(&u))
+            .and_then(|z| char::from_digit(u - z, 10))
+    };
+    std::borrow::Cow::Owned(s.chars().map(|c| digit(c).unwrap_or(c)).collect())
 }
 
 /// A float truncated to an integer, or an overflow error.

@@ -7,7 +7,7 @@ use num_bigint::BigInt;
 
 use crate::error::{err, Error, ErrorKind};
 use crate::value::ops;
-use crate::value::{Ctx, Global, Namespace, VResult, Value};
+use crate::value::{Ctx, Global, IterKind, Namespace, VResult, Value};
 
 use super::args::{bind, check_hashable, int_arg, pairs, to_str};
 use super::Kwargs;
@@ -216,7 +216,15 @@ fn range<'a>(ctx: &Ctx<'a>, args: &[Value<'a>], kwargs: Kwargs<'_, 'a>) -> VResu
             "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000)."
         ));
     }
-    Ok(ctx.list((0..len).map(|i| ctx.int(start + i * step))))
+    let items = ctx.slice((0..len).map(|i| ctx.int(start + i * step)));
+    Ok(ctx.iter(
+        IterKind::Range {
+            start: start as i64,
+            stop: stop as i64,
+            step: step as i64,
+        },
+        items,
+    ))
 }
 
 /// `range` with an argument beyond 64 bits: Python's lengths in big ints (a length beyond
@@ -414,7 +422,7 @@ mod unit {
 
     fn ints(v: &Value<'static>) -> Vec<i64> {
         match v {
-            Value::List(items) => items
+            Value::List(items) | Value::Iter(crate::value::Seq { items, .. }) => items
                 .iter()
                 .map(|x| if let Value::Int(i) = x { *i } else { -999 })
                 .collect(),

@@ -382,9 +382,18 @@ fn reverse<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) 
         Value::Markup(s) => Ok(Value::Markup(
             ctx.arena.alloc_str(&s.chars().rev().collect::<String>()),
         )),
-        Value::Iter(s) if matches!(s.kind, IterKind::Generator | IterKind::ListReverse) => {
+        Value::Iter(s)
+            if matches!(
+                s.kind,
+                IterKind::Generator | IterKind::ListReverse | IterKind::RangeReverse
+            ) =>
+        {
             Ok(ctx.list(s.items.iter().rev().copied()))
         }
+        Value::Iter(s) if matches!(s.kind, IterKind::Range { .. }) => Ok(ctx.iter(
+            IterKind::RangeReverse,
+            ctx.slice(s.items.iter().rev().copied()),
+        )),
         Value::Undefined(_)
         | Value::List(_)
         | Value::Tuple(_)

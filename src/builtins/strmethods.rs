@@ -5,7 +5,7 @@ use crate::value::ops;
 use crate::value::{Ctx, VResult, Value};
 use std::borrow::Cow;
 
-use super::args::{bind, int_arg, is_py_space, no_args, opt_int_arg, splitlines, str_arg};
+use super::args::{bind, int_arg, is_py_space, no_args, opt_int_arg, splitlines_keep, str_arg};
 use super::Kwargs;
 
 /// Whether `name` is a method of `str` (a `match`, which compiles to a length switch).
@@ -52,6 +52,18 @@ pub(super) fn is_str_method(name: &str) -> bool {
             | "partition"
             | "rpartition"
             | "expandtabs"
+            | "format_map"
+            | "isidentifier"
+            | "isprintable"
+    )
+}
+
+/// The `str` methods that take keyword arguments (CPython 3.11); the others raise
+/// `TypeError` on any.
+fn takes_keywords(name: &str) -> bool {
+    matches!(
+        name,
+        "split" | "rsplit" | "splitlines" | "expandtabs" | "format"
     )
 }
 
@@ -64,6 +76,9 @@ pub(super) fn call<'a>(
     kw: Kwargs<'_, 'a>,
 ) -> VResult<'a> {
     let b = |v: bool| Ok(Value::Bool(v));
+    if !kw.is_empty() && !takes_keywords(name) {
+        return Err(err!(Type, "str.{name}() takes no keyword arguments"));
+    }
     match name {
         "strip" | "lstrip" | "rstrip" => {
             let [chars] = bind(name, ["chars"], args, kw)?;
@@ -98,10 +113,8 @@ pub(super) fn call<'a>(
         }
         "splitlines" => {
             let [keep] = bind(name, ["keepends"], args, kw)?;
-            if keep.is_some_and(|k| k.is_true()) {
-                return Err(err!(Unknown, "splitlines(keepends=True) is not supported"));
-            }
-            Ok(ctx.list(splitlines(s).into_iter().map(Value::Str)))
+            let keep = keep.is_some_and(|k| k.is_true());
+            Ok(ctx.list(splitlines_keep(s, keep).into_iter().map(Value::Str)))
         }
         "startswith" | "endswith" => {
             let [fix, start, end] = bind(name, ["prefix", "start", "end"], args, kw)?;
@@ -150,7 +163,8 @@ pub(super) fn call<'a>(
             no_args(name, args, kw)?;
             let r = match name {
                 "upper" => s.to_uppercase(),
-                "lower" | "casefold" => s.to_lowercase(),
+                "lower" => s.to_lowercase(),
+                "casefold" => casefold(s),
                 "title" => py_title(s),
                 "capitalize" => return Ok(cow_value(ctx, capitalize(s))),
                 _ => s
@@ -222,6 +236,20 @@ pub(super) fn call<'a>(
             super::format::str_format(ctx, &mut out, s, args, kw)?;
             Ok(ctx.str(&out))
         }
+        "format_map" => {
+            let [mapping] = bind(name, ["mapping"], args, kw)?;
+            let pairs = mapping_pairs(ctx, mapping.unwrap_or(Value::None))?;
+            let mut out = String::new();
+            super::format::str_format(ctx, &mut out, s, &[], &pairs)?;
+            Ok(ctx.str(&out))
+        }
+        "isidentifier" => no_args(name, args, kw).and_then(|_| {
+            let mut cs = s.chars();
+            b(cs.next()
+                .is_some_and(|c| c == '_' || unicode_ident_start(c))
+                && cs.all(unicode_ident_continue))
+        }),
+        "isprintable" => no_args(name, args, kw).and_then(|_| b(s.chars().all(is_printable))),
         "isdigit" | "isdecimal" | "isnumeric" | "isalpha" | "isalnum" | "isspace" => {
             no_args(name, args, kw)?;
             let pred: fn(char) -> bool = match name {
@@ -810,5 +838,86 @@ mod unit {
             m(", ", "join", &[Value::List(&[Value::Int(1)])], &[]),
             "!Type"
         );
+    }
+}
+
+/// `str.casefold()`: lowercase, then the full case foldings that differ from it.
+fn casefold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            'ß' | 'ẞ' => out.push_str("ss"),
+            'ς' => out.push('σ'),
+            'ſ' => out.push('s'),
+            'µ' => out.push('μ'),
+            '\u{345}' | '\u{1fbe}' => out.push('ι'),
+            'ϐ' => out.push('β'),
+            'ϑ' => out.push('θ'),
+            'ϕ' => out.push('φ'),
+            'ϖ' => out.push('π'),
+            'ϰ' => out.push('κ'),
+            'ϱ' => out.push('ρ'),
+            'ϵ' => out.push('ε'),
+            'ẛ' => out.push('ṡ'),
+            'ŉ' => out.push_str("ʼn"),
+            'և' => out.push_str("եւ"),
+            'ﬀ' => out.push_str("ff"),
+            'ﬁ' => out.push_str("fi"),
+            'ﬂ' => out.push_str("fl"),
+            'ﬃ' => out.push_str("ffi"),
+            'ﬄ' => out.push_str("ffl"),
+            'ﬅ' | 'ﬆ' => out.push_str("st"),
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out
+}
+
+fn unicode_ident_start(c: char) -> bool {
+    c.is_alphabetic()
+}
+
+fn unicode_ident_continue(c: char) -> bool {
+    c == '_' || c.is_alphanumeric() || matches!(c, '\u{300}'..='\u{36f}' | '\u{200c}' | '\u{200d}')
+}
+
+/// Python's `str.isprintable` per character: not a control, separator (other than the
+/// space), format, surrogate or private-use character.
+fn is_printable(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    !(c.is_control()
+        || c.is_whitespace()
+        || matches!(c, '\u{ad}' | '\u{600}'..='\u{605}' | '\u{61c}' | '\u{6dd}' | '\u{70f}'
+            | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}' | '\u{e000}'..='\u{f8ff}'
+            | '\u{f0000}'..='\u{10ffff}' | '\u{e0001}' | '\u{e0020}'..='\u{e007f}'))
+}
+
+/// The items of a mapping as keyword arguments (`str.format_map`); keys must be strings.
+fn mapping_pairs<'a>(ctx: &Ctx<'a>, m: Value<'a>) -> Result<Vec<(&'a str, Value<'a>)>, Error> {
+    match m {
+        Value::Dict(entries) => entries
+            .iter()
+            .map(|(k, v)| match k {
+                Value::Str(s) => Ok((*s, *v)),
+                other => Err(err!(
+                    Type,
+                    "format_map keys must be strings, not {}",
+                    other.type_name()
+                )),
+            })
+            .collect(),
+        Value::Json(serde_json::Value::Object(o)) => Ok(o
+            .iter()
+            .map(|(k, v)| (k.as_str(), Value::from_json_in(v, ctx)))
+            .collect()),
+        other => Err(err!(
+            Type,
+            "'{}' object is not a mapping",
+            other.type_name()
+        )),
     }
 }

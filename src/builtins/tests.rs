@@ -116,6 +116,10 @@ pub(crate) fn is_sequence(v: &Value<'_>) -> bool {
             | Value::Tuple(_)
             | Value::Dict(_)
             | Value::Json(_)
+            | Value::Iter(crate::value::Seq {
+                kind: IterKind::Range { .. },
+                ..
+            })
     )
 }
 

@@ -65,6 +65,7 @@ pub(super) fn generate(
             next_slot: 0,
             definer: None,
             uses_varargs: false,
+            uses_caller: false,
             uses_kwargs: false,
         }],
         loops: Vec::new(),
@@ -94,6 +95,9 @@ struct Func {
     definer: Option<u32>,
     /// The body reads `varargs` / `kwargs`.
     uses_varargs: bool,
+    /// Whether the body (or a call block inside it) reads `caller`: jinja2's
+    /// `Macro.caller`, and whether a call block may pass one.
+    uses_caller: bool,
     uses_kwargs: bool,
 }
 
@@ -268,6 +272,11 @@ impl<'s, 'a> Gen<'s, 'a> {
     }
 
     fn load_name(&mut self, name: &'a str) {
+        if name == "caller" {
+            for f in &mut self.funcs {
+                f.uses_caller = true;
+            }
+        }
         if matches!(name, "varargs" | "kwargs") {
             if let Some(f) = self.funcs.last_mut() {
                 f.uses_varargs |= name == "varargs";
@@ -487,8 +496,11 @@ impl<'s, 'a> Gen<'s, 'a> {
                     self.store(t)?;
                 }
             }
-            Target::Attr(_, _, span) => {
-                return Err(self.error(span, err!(Syntax, "cannot unpack into an attribute")));
+            Target::Attr(ns, attr, span) => {
+                self.load_name(ns);
+                let a = self.str_const(attr);
+                self.mark(span);
+                self.emit(Instr::SetAttrOnTop(a));
             }
         }
         Ok(())
@@ -587,6 +599,7 @@ impl<'s, 'a> Gen<'s, 'a> {
             next_slot: 0,
             definer: Some(definer),
             uses_varargs: false,
+            uses_caller: false,
             uses_kwargs: false,
         });
         let mut names: Vec<&'a str> = m.params.iter().map(|(n, _)| *n).collect();
@@ -644,6 +657,9 @@ impl<'s, 'a> Gen<'s, 'a> {
             }
             if f.uses_kwargs && !m.params.iter().any(|(n, _)| *n == "kwargs") {
                 info.kwargs_slot = kwargs;
+            }
+            if !f.uses_caller {
+                info.caller_slot = NONE16;
             }
         }
         let here = self.pc();

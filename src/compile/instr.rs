@@ -149,6 +149,9 @@ pub(crate) enum Instr {
     Return,
     /// Pop a value and a namespace; set attribute `strs[i]`.
     SetAttr(u32),
+    /// Like `SetAttr`, with the namespace on top of the value (a namespace attribute inside
+    /// an unpacking target).
+    SetAttrOnTop(u32),
     /// Fail with message `strs[i]` (a filter or test that does not exist, reached).
     Fail(u32),
     /// Start of a `{% generation %}` block.

@@ -52,12 +52,14 @@ pub(crate) struct Token<'s> {
 enum Inner {
     #[regex(r"[\p{XID_Start}_][\p{XID_Continue}]*")]
     Name,
-    #[regex(r"[0-9][0-9_]*")]
+    // jinja2's number grammar: underscores only between digits, no leading zeros on a
+    // decimal integer (`08` is `0` then `8`, `10_` is `10` then the name `_`).
+    #[regex(r"[1-9](_?[0-9])*|0(_?0)*")]
     Int,
-    #[regex(r"0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+")]
+    #[regex(r"0[xX](_?[0-9a-fA-F])+|0[oO](_?[0-7])+|0[bB](_?[01])+")]
     RadixInt,
-    #[regex(r"[0-9][0-9_]*\.[0-9][0-9_]*([eE][+-]?[0-9][0-9_]*)?")]
-    #[regex(r"[0-9][0-9_]*[eE][+-]?[0-9][0-9_]*")]
+    #[regex(r"([0-9]+_)*[0-9]+\.([0-9]+_)*[0-9]+([eE][+-]?([0-9]+_)*[0-9]+)?")]
+    #[regex(r"([0-9]+_)*[0-9]+[eE][+-]?([0-9]+_)*[0-9]+")]
     Float,
     #[regex(r#"'([^'\\]|\\(.|\n))*'"#)]
     #[regex(r#""([^"\\]|\\(.|\n))*""#)]
@@ -163,6 +165,28 @@ impl<'s> Lexer<'s> {
             pos = after;
             strip_next = end_mod == Some(b'-');
             line_starting = false;
+            if kind == TagKind::Block {
+                // `{% raw %}` keeps the newline after it (no trim_blocks); `{% raw -%}`
+                // drops the whitespace after it.
+                let body = if strip_next {
+                    skip_space(src, pos)
+                } else {
+                    pos
+                };
+                if let Some(raw_end) = self.raw_block(body, end_mod)? {
+                    pos = raw_end.0;
+                    strip_next = raw_end.1 == Some(b'-');
+                    if !strip_next && raw_end.1 != Some(b'+') && bytes.get(pos) == Some(&b'\n') {
+                        pos += 1;
+                        line_starting = true;
+                    }
+                    if strip_next {
+                        let skipped = skip_space(src, pos);
+                        line_starting = skipped > pos && bytes[skipped - 1] == b'\n';
+                    }
+                    continue;
+                }
+            }
             if !strip_next
                 && kind != TagKind::Var
                 && end_mod != Some(b'+')
@@ -174,17 +198,6 @@ impl<'s> Lexer<'s> {
             if strip_next {
                 let skipped = skip_space(src, pos);
                 line_starting = skipped > pos && bytes[skipped - 1] == b'\n';
-            }
-            if kind == TagKind::Block {
-                if let Some(raw_end) = self.raw_block(pos)? {
-                    pos = raw_end.0;
-                    strip_next = raw_end.1 == Some(b'-');
-                    line_starting = false;
-                    if !strip_next && raw_end.1 != Some(b'+') && bytes.get(pos) == Some(&b'\n') {
-                        pos += 1;
-                        line_starting = true;
-                    }
-                }
             }
         }
     }
@@ -305,10 +318,30 @@ impl<'s> Lexer<'s> {
                         err!(Overflow, "integer literal too large").with_offset(src, s)
                     })?)
                 }
+                // jinja2 reads no float right after a dot (`x.1.0` is two subscripts): take
+                // the integer part and lex again after it.
+                Inner::Float if s > 0 && src.as_bytes()[s - 1] == b'.' => {
+                    let digits = text
+                        .find(|c: char| !(c.is_ascii_digit() || c == '_'))
+                        .unwrap_or(text.len());
+                    let int = without_underscores(&text[..digits]);
+                    self.out.push(Token {
+                        tok: Tok::Int(int.parse().map_err(|_| {
+                            err!(Overflow, "integer literal too large").with_offset(src, s)
+                        })?),
+                        span: Span::new(s, s + digits),
+                    });
+                    base = s + digits;
+                    lex = Inner::lexer(&src[base..]);
+                    continue;
+                }
                 Inner::Float => {
                     Tok::Float(without_underscores(text).parse().unwrap_or(f64::INFINITY))
                 }
-                Inner::Str => Tok::Str(unescape(&text[1..text.len() - 1])),
+                Inner::Str => Tok::Str(
+                    unescape(&text[1..text.len() - 1])
+                        .map_err(|m| Error::new(crate::ErrorKind::Syntax, m).with_offset(src, s))?,
+                ),
                 Inner::Op => {
                     match text {
                         "(" => closers.push(')'),
@@ -342,7 +375,11 @@ impl<'s> Lexer<'s> {
 
     /// After a block tag: if it was `{% raw %}`, replaces its tokens with the verbatim text up
     /// to `{% endraw %}` and returns where lexing resumes and the end tag's end modifier.
-    fn raw_block(&mut self, body_start: usize) -> Result<Option<(usize, Option<u8>)>, Error> {
+    fn raw_block(
+        &mut self,
+        body_start: usize,
+        open_mod: Option<u8>,
+    ) -> Result<Option<(usize, Option<u8>)>, Error> {
         let n = self.out.len();
         if n < 3
             || self.out[n - 2].tok != Tok::Name("raw")
@@ -351,6 +388,11 @@ impl<'s> Lexer<'s> {
             return Ok(None);
         }
         let open = self.out[n - 3].span;
+        if open_mod == Some(b'+') {
+            // jinja2's raw tag ends with `%}` or `-%}` only; `+%}` leaves an unknown tag.
+            return Err(err!(Syntax, "Encountered unknown tag 'raw'.")
+                .with_offset(self.src, open.start as usize));
+        }
         self.out.truncate(n - 3);
         let src = self.src;
         let mut search = body_start;
@@ -585,10 +627,11 @@ impl Op {
 }
 
 /// Decodes a string literal's body as jinja2 does (Python's `unicode-escape` after
-/// `backslashreplace`): known escapes are decoded, unknown ones kept with their backslash.
-pub(crate) fn unescape(body: &str) -> std::borrow::Cow<'_, str> {
+/// `backslashreplace`): known escapes are decoded, unknown ones kept with their backslash;
+/// a truncated `\x`/`\u`/`\U` escape or an unknown `\N{NAME}` is the codec's error.
+pub(crate) fn unescape(body: &str) -> Result<std::borrow::Cow<'_, str>, &'static str> {
     if !body.contains('\\') {
-        return std::borrow::Cow::Borrowed(body);
+        return Ok(std::borrow::Cow::Borrowed(body));
     }
     let mut out = String::with_capacity(body.len());
     let mut chars = body.chars().peekable();
@@ -655,16 +698,27 @@ pub(crate) fn unescape(body: &str) -> std::borrow::Cow<'_, str> {
                 match hex(n, &mut chars) {
                     Some(c) => out.push(c),
                     None => {
-                        out.push('\\');
-                        out.push(e);
+                        let mut look = chars.clone();
+                        let digits = (0..n)
+                            .take_while(|_| look.next().is_some_and(|d| d.is_ascii_hexdigit()))
+                            .count();
+                        if digits == n {
+                            // Every digit is there: the code point is past U+10FFFF (or a
+                            // lone surrogate, which Rust strings cannot hold).
+                            return Err("illegal Unicode character");
+                        }
+                        return Err(match e {
+                            'x' => "truncated \\xXX escape",
+                            'u' => "truncated \\uXXXX escape",
+                            _ => "truncated \\UXXXXXXXX escape",
+                        });
                     }
                 }
             }
             'N' => {
                 // `\N{NAME}`: a character by its Unicode name or alias, any case, as
-                // Python's unicode-escape codec reads it. An unknown or malformed name is a
-                // syntax error in jinja2; this function cannot fail, so (like a truncated
-                // `\x`) the text is kept as written.
+                // Python's unicode-escape codec reads it; an unknown or malformed name is
+                // the codec's error.
                 let mut look = chars.clone();
                 look.next();
                 let mut named = None;
@@ -685,13 +739,17 @@ pub(crate) fn unescape(body: &str) -> std::borrow::Cow<'_, str> {
                         out.push(c);
                         chars = look;
                     }
-                    None => out.push('\\'),
+                    None => {
+                        return Err(
+                            "malformed \\N character escape or unknown Unicode character name",
+                        )
+                    }
                 }
             }
             _ => out.push('\\'),
         }
     }
-    std::borrow::Cow::Owned(out)
+    Ok(std::borrow::Cow::Owned(out))
 }
 
 #[cfg(test)]
@@ -723,31 +781,35 @@ mod tests {
         assert_eq!(data_of("{{ x -}}  \n y {%+ if %}"), ["y "]);
     }
 
+    fn un(s: &str) -> String {
+        unescape(s)
+            .map(|c| c.into_owned())
+            .unwrap_or_else(|e| format!("error: {e}"))
+    }
+
     #[test]
     fn strings_decode_like_python() {
-        assert_eq!(unescape(r"a\nb\'\x41\u00e9\s"), "a\nb'Aé\\s");
-        assert_eq!(unescape(r"\101\0"), "A\0");
+        assert_eq!(un(r"a\nb\'\x41\u00e9\s"), "a\nb'Aé\\s");
+        assert_eq!(un(r"\101\0"), "A\0");
+        assert_eq!(un(r"\x4"), "error: truncated \\xXX escape");
+        assert_eq!(un(r"\u12g4"), "error: truncated \\uXXXX escape");
+        assert_eq!(un(r"\U00110000"), "error: illegal Unicode character");
     }
 
     #[test]
     fn named_escapes_decode_like_python() {
         // Expected values from Python's unicode-escape codec (jinja2 3.1.6).
-        assert_eq!(unescape(r"\N{DEGREE SIGN}x"), "°x");
-        assert_eq!(unescape(r"\N{degree sign}"), "°");
+        assert_eq!(un(r"\N{DEGREE SIGN}x"), "°x");
+        assert_eq!(un(r"\N{degree sign}"), "°");
         assert_eq!(
-            unescape(
-                r"\N{LATIN SMALL LETTER A}\N{CJK UNIFIED IDEOGRAPH-4E2D}\N{HANGUL SYLLABLE GA}"
-            ),
+            un(r"\N{LATIN SMALL LETTER A}\N{CJK UNIFIED IDEOGRAPH-4E2D}\N{HANGUL SYLLABLE GA}"),
             "a中가"
         );
-        assert_eq!(
-            unescape(r"\N{BEL}\N{LINE FEED}\N{EM SPACE}"),
-            "\x07\n\u{2003}"
-        );
-        // Unknown and malformed names are syntax errors in jinja2; kept as written here.
-        assert_eq!(unescape(r"\N{NOPE}"), r"\N{NOPE}");
-        assert_eq!(unescape(r"\N{DEGREE SIGN"), r"\N{DEGREE SIGN");
-        assert_eq!(unescape(r"\Nx"), r"\Nx");
+        assert_eq!(un(r"\N{BEL}\N{LINE FEED}\N{EM SPACE}"), "\x07\n\u{2003}");
+        // Unknown and malformed names are the codec's errors, as in jinja2.
+        for bad in [r"\N{NOPE}", r"\N{DEGREE SIGN", r"\Nx"] {
+            assert!(un(bad).starts_with("error: malformed"), "{bad}");
+        }
     }
 
     #[test]

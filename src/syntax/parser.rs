@@ -353,12 +353,29 @@ impl<'a> Parser<'a> {
                     break;
                 }
             }
+            let at = self.span();
             let name = self.expect_name()?;
             let default = if self.eat_op(Op::Assign) {
                 Some(self.expression(true)?)
             } else {
                 None
             };
+            if default.is_none()
+                && params
+                    .iter()
+                    .any(|(_, d): &(&str, Option<Expr<'a>>)| d.is_some())
+            {
+                return Err(
+                    err!(Syntax, "non-default argument follows default argument")
+                        .with_offset(self.src, at.start as usize),
+                );
+            }
+            if params.iter().any(|(n, _)| *n == name) {
+                return Err(
+                    err!(Syntax, "duplicate argument '{name}' in macro definition")
+                        .with_offset(self.src, at.start as usize),
+                );
+            }
             params.push((name, default));
         }
         Ok(self.slice(params))
@@ -440,11 +457,16 @@ impl<'a> Parser<'a> {
         let one = |p: &mut Self| -> PResult<Target<'a>> {
             let s = p.span();
             if p.eat_op(Op::LParen) {
-                let t = p.target(false)?;
+                let t = p.target(attr_ok)?;
                 p.expect_op(Op::RParen)?;
                 return Ok(t);
             }
             let name = p.expect_name()?;
+            if matches!(name, "true" | "false" | "none" | "True" | "False" | "None") {
+                return Err(
+                    err!(Syntax, "can't assign to 'const'").with_offset(p.src, s.start as usize)
+                );
+            }
             if attr_ok && p.eat_op(Op::Dot) {
                 let attr = p.expect_name()?;
                 return Ok(Target::Attr(name, attr, s.to(p.prev_span())));

@@ -291,6 +291,18 @@ impl<'v> Printer<'_, 'v> {
                         let _ = write!(self.out, "<list_reverseiterator object at {FAKE_ADDR}>");
                         return;
                     }
+                    IterKind::RangeReverse => {
+                        let _ = write!(self.out, "<range_iterator object at {FAKE_ADDR}>");
+                        return;
+                    }
+                    IterKind::Range { start, stop, step } => {
+                        let _ = if step == 1 {
+                            write!(self.out, "range({start}, {stop})")
+                        } else {
+                            write!(self.out, "range({start}, {stop}, {step})")
+                        };
+                        return;
+                    }
                 };
                 self.seq(open, seq.items.iter().copied(), close);
             }
@@ -386,8 +398,12 @@ impl<'v> Printer<'_, 'v> {
         }
     }
 
-    /// Prints `<Namespace {...}>`.
+    /// Prints `<Namespace {...}>`, or the object a `cycler()` or `joiner()` stands for.
     fn namespace(&mut self, ns: &'v Namespace<'v>) {
+        if let Some(class) = helper_class(ns) {
+            let _ = write!(self.out, "<jinja2.utils.{class} object at {FAKE_ADDR}>");
+            return;
+        }
         let ptr: *const Namespace<'v> = ns;
         if self.open_ns.iter().any(|p| std::ptr::eq(*p, ptr)) {
             self.out.push_str("<Namespace {...}>");
@@ -406,7 +422,26 @@ impl<'v> Printer<'_, 'v> {
     fn callable(&mut self, c: &Callable<'v>) {
         let out = &mut *self.out;
         let _ = match c {
-            Callable::Macro { .. } => write!(out, "<Macro>"),
+            Callable::Macro { name: None, .. } => write!(out, "<Macro anonymous>"),
+            Callable::Macro { name: Some(n), .. } => {
+                out.push_str("<Macro ");
+                write_str_repr(out, n);
+                out.push('>');
+                Ok(())
+            }
+            Callable::Method {
+                recv: Value::Ns(ns),
+                name: "__call__",
+            } if helper_class(ns).is_some() => {
+                write!(out, "<jinja2.utils.Joiner object at {FAKE_ADDR}>")
+            }
+            // The sandbox wraps `str.format` and `str.format_map` in a plain function.
+            Callable::Method {
+                recv: Value::Str(_) | Value::Markup(_),
+                name: name @ ("format" | "format_map"),
+            } => {
+                write!(out, "<function str.{name} at {FAKE_ADDR}>")
+            }
             Callable::Method { recv, name } => write!(
                 out,
                 "<built-in method {name} of {} object at {FAKE_ADDR}>",
@@ -421,6 +456,17 @@ impl<'v> Printer<'_, 'v> {
             }
         };
     }
+}
+
+/// `Cycler` or `Joiner` when the namespace holds the hidden state of `cycler()` or
+/// `joiner()` (names a template cannot write).
+fn helper_class(ns: &Namespace<'_>) -> Option<&'static str> {
+    let attrs = ns.attrs.borrow();
+    attrs.iter().find_map(|(k, _)| match *k {
+        "__cycler_items" => Some("Cycler"),
+        "__joiner_sep" => Some("Joiner"),
+        _ => None,
+    })
 }
 
 /// Prints a JSON number as the Python int or float it stands for.

@@ -87,6 +87,17 @@ pub(crate) enum IterKind {
     DictValues,
     /// `reversed(list)`.
     ListReverse,
+    /// A `range(start, stop, step)` object (its items materialized).
+    Range {
+        /// First value.
+        start: i64,
+        /// The bound.
+        stop: i64,
+        /// The step (never zero).
+        step: i64,
+    },
+    /// `reversed(range)`.
+    RangeReverse,
 }
 
 /// A materialized non-list iterable.
@@ -142,7 +153,14 @@ pub(crate) enum Global {
 pub(crate) enum Callable<'a> {
     /// A macro of the template, by index into the compiled template's macro table, with the
     /// base of the frame that defined it (whose variables it reads).
-    Macro { id: u32, env: u32 },
+    Macro {
+        /// Index into the macro table.
+        id: u32,
+        /// Base of the defining frame.
+        env: u32,
+        /// The macro's name (`None` for a call block's `caller`), for its repr.
+        name: Option<&'a str>,
+    },
     /// A method bound to its receiver: `s.split`, `d.items`.
     Method { recv: Value<'a>, name: &'a str },
     /// A global function.
@@ -401,7 +419,7 @@ impl<'a> Value<'a> {
             Value::Json(_) => true,
             Value::Iter(s) => match s.kind {
                 // Generators and reverse iterators are always truthy in Python.
-                IterKind::Generator | IterKind::ListReverse => true,
+                IterKind::Generator | IterKind::ListReverse | IterKind::RangeReverse => true,
                 _ => !s.items.is_empty(),
             },
             Value::Ns(_) | Value::Callable(_) | Value::Loop(_) => true,
@@ -452,6 +470,8 @@ impl<'a> Value<'a> {
                 IterKind::DictKeys => "dict_keys",
                 IterKind::DictValues => "dict_values",
                 IterKind::ListReverse => "list_reverseiterator",
+                IterKind::Range { .. } => "range",
+                IterKind::RangeReverse => "range_iterator",
             },
             Value::Ns(_) => "TemplateNamespace",
             Value::Callable(c) => match c {

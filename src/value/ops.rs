@@ -874,6 +874,14 @@ fn eq_at(a: &Value<'_>, b: &Value<'_>, depth: usize) -> bool {
                             .iter()
                             .all(|i| y.items.iter().any(|j| eq_at(i, j, depth + 1)))
                 }
+                // Ranges are equal when they hold the same numbers.
+                (IterKind::Range { .. }, IterKind::Range { .. }) => {
+                    x.items.len() == y.items.len()
+                        && x.items
+                            .iter()
+                            .zip(y.items)
+                            .all(|(i, j)| eq_at(i, j, depth + 1))
+                }
                 _ => false,
             }
         }
@@ -1083,7 +1091,13 @@ pub(crate) fn getitem<'a>(ctx: &Ctx<'a>, obj: Value<'a>, key: Value<'a>) -> VRes
     }
     let found = match index_of(&key) {
         Some(i) => {
-            if let Some(s) = SeqRef::of(&obj, true) {
+            if let Value::Iter(super::Seq {
+                kind: IterKind::Range { .. },
+                items,
+            }) = obj
+            {
+                resolve_index(i, items.len()).and_then(|i| items.get(i).copied())
+            } else if let Some(s) = SeqRef::of(&obj, true) {
                 resolve_index(i, s.len()).and_then(|i| s.get_in(i, ctx))
             } else if let Value::Str(s) = obj {
                 str_char(s, i)
@@ -1402,6 +1416,8 @@ pub(crate) fn obj_type_repr(v: &Value<'_>) -> &'static str {
             IterKind::DictKeys => "dict_keys object",
             IterKind::DictValues => "dict_values object",
             IterKind::ListReverse => "list_reverseiterator object",
+            IterKind::Range { .. } => "range object",
+            IterKind::RangeReverse => "range_iterator object",
         },
         Value::Ns(_) => "transformers.utils.chat_template_utils.TemplateNamespace object",
         Value::Loop(_) => "jinja2.runtime.LoopContext object",
@@ -1499,6 +1515,18 @@ pub(crate) fn slice<'a>(
         let r = slice(ctx, Value::Str(s), start, stop, step)?;
         return Ok(super::markup::wrap(ctx, r));
     }
+    if let Value::Iter(super::Seq {
+        kind:
+            IterKind::Range {
+                start: rs,
+                step: rst,
+                ..
+            },
+        items,
+    }) = obj
+    {
+        return slice_range(ctx, items, (*rs, *rst), start, stop, step);
+    }
     let len = match obj {
         Value::Undefined(_) => return Err(undefined_error(&obj)),
         Value::Str(s) if s.is_ascii() => s.len(),
@@ -1584,6 +1612,24 @@ fn slice_indices(
     stop: Value<'_>,
     step: Value<'_>,
 ) -> Result<(i128, i128, usize), Error> {
+    let (start, stop, step) = slice_bounds(len, start, stop, step)?;
+    let count = if step > 0 && start < stop {
+        (stop - start - 1) / step + 1
+    } else if step < 0 && stop < start {
+        (start - stop - 1) / (-step) + 1
+    } else {
+        0
+    };
+    Ok((start, step, usize::try_from(count).unwrap_or(0)))
+}
+
+/// Python's `slice(start, stop, step).indices(len)`.
+fn slice_bounds(
+    len: usize,
+    start: Value<'_>,
+    stop: Value<'_>,
+    step: Value<'_>,
+) -> Result<(i128, i128, i128), Error> {
     /// A slice bound: `None`, or an integer.
     fn bound(v: &Value<'_>) -> Result<Option<i128>, Error> {
         match v {
@@ -1624,14 +1670,39 @@ fn slice_indices(
     } else {
         (adjust(bound(&start)?, len - 1), adjust(bound(&stop)?, -1))
     };
-    let count = if step > 0 && start < stop {
-        (stop - start - 1) / step + 1
-    } else if step < 0 && stop < start {
-        (start - stop - 1) / (-step) + 1
-    } else {
-        0
-    };
-    Ok((start, step, usize::try_from(count).unwrap_or(0)))
+    Ok((start, stop, step))
+}
+
+/// `range[start:stop:step]`: a range again, as Python computes it.
+fn slice_range<'a>(
+    ctx: &Ctx<'a>,
+    items: &'a [Value<'a>],
+    (r_start, r_step): (i64, i64),
+    start: Value<'a>,
+    stop: Value<'a>,
+    step: Value<'a>,
+) -> VResult<'a> {
+    let (s0, s1, st) = slice_bounds(items.len(), start, stop, step)?;
+    let (_, _, count) = slice_indices(items.len(), start, stop, step)?;
+    let (rs, rst) = (i128::from(r_start), i128::from(r_step));
+    let clamp = |v: i128| v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+    let new_start = clamp(rs + s0 * rst);
+    let new_stop = clamp(rs + s1 * rst);
+    let new_step = clamp(st * rst);
+    let first = usize::try_from(s0).unwrap_or(0);
+    let picked = (0..count).filter_map(|k| {
+        let p = first as i128 + st * k as i128;
+        usize::try_from(p).ok().and_then(|p| items.get(p)).copied()
+    });
+    let picked = ctx.slice(picked);
+    Ok(ctx.iter(
+        IterKind::Range {
+            start: new_start,
+            stop: new_stop,
+            step: new_step,
+        },
+        picked,
+    ))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1718,7 +1789,12 @@ pub(crate) fn length(v: &Value<'_>) -> Result<usize, Error> {
         Value::Dict(d) => Ok(d.len()),
         Value::Json(serde_json::Value::Array(a)) => Ok(a.len()),
         Value::Json(serde_json::Value::Object(o)) => Ok(o.len()),
-        Value::Iter(s) if !matches!(s.kind, IterKind::Generator | IterKind::ListReverse) => {
+        Value::Iter(s)
+            if !matches!(
+                s.kind,
+                IterKind::Generator | IterKind::ListReverse | IterKind::RangeReverse
+            ) =>
+        {
             Ok(s.items.len())
         }
         Value::Loop(l) => Ok(l.items.len()),

@@ -18,7 +18,9 @@ impl<'a, 'o> Vm<'a, 'o> {
         let ctx = self.ctx;
         let v = match callee {
             Value::Callable(c) => match *c {
-                Callable::Macro { id, env } => return self.enter_macro(id, env, args, kwargs, pc),
+                Callable::Macro { id, env, .. } => {
+                    return self.enter_macro(id, env, args, kwargs, pc)
+                }
                 Callable::Method { recv, name } => {
                     budget::charge_call(&recv, args, kwargs)?;
                     crate::builtins::call_method(ctx, recv, name, args, kwargs)?
@@ -127,6 +129,14 @@ impl<'a, 'o> Vm<'a, 'o> {
                     self.slots[base + usize::from(info.caller_slot)] = *v;
                 }
                 None if has_kwargs => extra_kw.push((Value::Str(name), *v)),
+                None if *name == "caller" => {
+                    self.slots.truncate(base);
+                    return Err(err!(
+                        Type,
+                        "macro '{}' was invoked with two values for the special caller argument. This is most likely a bug.",
+                        info.name
+                    ));
+                }
                 None => {
                     self.slots.truncate(base);
                     return Err(err!(
@@ -194,6 +204,7 @@ pub(super) fn macro_attr<'a>(
         ),
         "catch_varargs" => Value::Bool(info.varargs_slot != NONE16),
         "catch_kwargs" => Value::Bool(info.kwargs_slot != NONE16),
+        "caller" => Value::Bool(info.caller_slot != NONE16),
         _ => return None,
     })
 }

@@ -595,7 +595,12 @@ impl<'a, 'o> Vm<'a, 'o> {
                 }
                 Instr::MakeMacro(id) => {
                     let env = self.base() as u32;
-                    let v = ctx.callable(Callable::Macro { id, env });
+                    let name = prog
+                        .macros
+                        .get(id as usize)
+                        .map(|m| &*m.name)
+                        .filter(|n| *n != "caller");
+                    let v = ctx.callable(Callable::Macro { id, env, name });
                     self.push(v);
                 }
                 Instr::JumpIfBound(i, t) => {
@@ -609,10 +614,15 @@ impl<'a, 'o> Vm<'a, 'o> {
                     self.ret(&mut next)?;
                     ip = next;
                 }
-                Instr::SetAttr(i) => {
+                Instr::SetAttr(i) | Instr::SetAttrOnTop(i) => {
                     let name: &'a str = &prog.strs[i as usize];
-                    let value = self.pop();
-                    let ns = self.pop();
+                    let (value, ns) = if matches!(instr, Instr::SetAttr(_)) {
+                        let value = self.pop();
+                        (value, self.pop())
+                    } else {
+                        let ns = self.pop();
+                        (self.pop(), ns)
+                    };
                     match ns {
                         Value::Ns(_) if name.starts_with('_') => {
                             return Err(err!(

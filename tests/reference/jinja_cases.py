@@ -1,0 +1,401 @@
+#!/usr/bin/env python3
+"""The Jinja differential suite: cases written from jinja2's Template Designer Documentation.
+
+    jinja_cases.py            prints the cases as JSON (a list of {"name", "template", "vars"})
+    jinja_cases.py --goldens  renders every case with the reference (transformers' sandboxed
+                              jinja2 environment, through oracle.py) and writes
+                              corpus/jinja/goldens.json: each case with {"ok": true, "text"} or
+                              {"ok": false, "error_type", "error"}
+
+Every filter, test, global, method, statement and expression form of the template language
+that a chat template could use, each with ordinary, edge and error inputs. The goldens only
+ever come from the reference; tests/jinja_suite.rs renders the same cases with chatcodec and
+requires the same text where the reference renders and an error where it raises.
+"""
+
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+OUT = os.path.join(ROOT, "corpus", "jinja", "goldens.json")
+
+VARS = {
+    "s": "Hello World",
+    "e": "",
+    "u": "héllo wörld ß",
+    "html": "<a href=\"x\">T&amp;C</a> <b>bold</b>",
+    "n": 42,
+    "neg": -7,
+    "f": 3.14159,
+    "big": 1234567890123456789,
+    "t": True,
+    "no": False,
+    "none": None,
+    "l": [3, 1, 2],
+    "ls": ["b", "a", "C"],
+    "empty": [],
+    "nested": [[1, 2], [3, [4, 5]]],
+    "d": {"b": 2, "a": 1, "c": 3},
+    "users": [
+        {"name": "ann", "age": 31, "admin": True, "tags": ["x"]},
+        {"name": "bob", "age": 25, "admin": False, "tags": []},
+        {"name": "cid", "age": 31, "admin": False, "tags": ["y", "z"]},
+    ],
+    "msgs": [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "yo"},
+    ],
+    "tree": [
+        {"name": "a", "children": [{"name": "a1", "children": []}, {"name": "a2", "children": [{"name": "a2x", "children": []}]}]},
+        {"name": "b", "children": []},
+    ],
+    "text": "The quick brown fox jumps over the lazy dog. " * 3,
+    "url": "Visit https://example.com/path?q=1&r=2 or www.test.org, mail me@example.com!",
+    "ws": "  \t padded \n ",
+    "lines": "a\nb\r\nc\n",
+    "num_s": "  42  ",
+    "float_s": "2.5e3",
+}
+
+
+def cases():
+    out = []
+
+    def add(name, template, variables=None):
+        out.append({"name": name, "template": template, "vars": VARS if variables is None else variables})
+
+    def exprs(group, items):
+        for i, e in enumerate(items):
+            add(f"{group}/{i:02d}", "{{ " + e + " }}")
+
+    # ---- filters ----------------------------------------------------------------------------
+    filters = {
+        "abs": ["neg|abs", "n|abs", "f|abs", "-0.0|abs", "big|abs", "s|abs", "none|abs", "(-big)|abs"],
+        "attr": ["d|attr('a')", "users[0]|attr('name')", "s|attr('upper')", "d|attr('zz') is undefined", "none|attr('x')"],
+        "batch": ["l|batch(2)|list", "l|batch(2, 'x')|list", "empty|batch(3)|list", "s|batch(4)|list", "l|batch(1)|list", "l|batch(0)|list", "range(7)|batch(3, 0)|list"],
+        "capitalize": ["s|capitalize", "u|capitalize", "e|capitalize", "'ABC def'|capitalize", "n|capitalize"],
+        "center": ["s|center(20)", "s|center(3)", "'x'|center(6)", "e|center(4)", "s|center", "'ab'|center(5)"],
+        "count": ["l|count", "s|count", "d|count", "empty|count", "n|count"],
+        "default": ["undefined_x|default('dflt')", "none|default('dflt')", "none|default('dflt', true)", "e|default('dflt', true)", "e|d('z')", "undefined_x|d", "0|default(5, boolean=true)"],
+        "dictsort": ["d|dictsort", "d|dictsort(reverse=true)", "d|dictsort(by='value')", "{'B': 1, 'a': 2}|dictsort", "{'B': 1, 'a': 2}|dictsort(case_sensitive=true)", "l|dictsort", "d|dictsort(by='x')"],
+        "escape": ["html|e", "html|escape", "s|e", "n|e", "none|e", "(html|e)|e", "'\"\\''|e"],
+        "filesizeformat": ["1000|filesizeformat", "1024|filesizeformat(true)", "0|filesizeformat", "123456789|filesizeformat", "10**20|filesizeformat", "1.5|filesizeformat", "s|filesizeformat"],
+        "first": ["l|first", "s|first", "empty|first is undefined", "d|first", "n|first"],
+        "float": ["'3.5'|float", "n|float", "s|float", "s|float(1.5)", "float_s|float", "none|float", "'inf'|float", "'nan'|float", "' 7 '|float"],
+        "forceescape": ["html|forceescape", "(html|safe)|forceescape", "n|forceescape"],
+        "format": ["'%s-%d'|format('a', 3)", "'%05.2f'|format(f)", "'%(x)s'|format(x=1)", "'%x %o %e'|format(255, 8, 12345.678)", "'%s'|format(l)", "'%d'|format('z')", "'%s %s'|format(1)", "'%c'|format(65)", "'%r'|format('q')", "'%-6s|'|format('ab')", "'%+d'|format(5)", "'%%'|format()"],
+        "groupby": ["users|groupby('age')|list", "users|groupby('admin')|map(attribute='grouper')|list", "users|groupby('age', reverse=true)|map(attribute='list')|map('length')|list", "users|groupby('nope')|list", "users|groupby('age', default=0)|list|length"],
+        "indent": ["lines|indent", "lines|indent(2, true)", "lines|indent('> ')", "'a\\n\\nb'|indent(2, blank=true)", "e|indent", "n|indent", "'x'|indent(first=true)"],
+        "int": ["'42'|int", "num_s|int", "f|int", "'3.9'|int", "s|int", "s|int(7)", "'0x1A'|int(base=16)", "'0b101'|int(0, 2)", "'1_000'|int", "'99999999999999999999999'|int", "none|int", "t|int", "'-12'|int", "'0o17'|int(0, 8)"],
+        "items": ["d|items|list", "empty|items|list", "none|items|list", "{}|items|list"],
+        "join": ["l|join", "l|join(', ')", "ls|join('-')", "users|join(', ', attribute='name')", "empty|join('x')", "s|join('.')", "[1, none, 'a']|join('/')", "[[1], [2]]|join(',')"],
+        "last": ["l|last", "s|last", "empty|last is undefined", "(d|list)|last"],
+        "length": ["l|length", "s|length", "d|length", "u|length", "empty|length", "n|length", "none|length"],
+        "list": ["s|list", "d|list", "l|list", "range(3)|list", "n|list", "none|list", "(1, 2)|list"],
+        "lower": ["s|lower", "u|upper|lower", "'ẞ'|lower", "n|lower"],
+        "map": ["users|map(attribute='name')|list", "ls|map('upper')|list", "l|map('string')|list", "users|map(attribute='x', default='?')|list", "users|map(attribute='tags.0', default='-')|list", "l|map('float')|list", "ls|map('replace', 'a', 'A')|list", "users|map('nonexistent')|list", "d|map('upper')|list"],
+        "max": ["l|max", "ls|max", "ls|max(case_sensitive=true)", "users|max(attribute='age')", "empty|max is undefined", "[1, 'a']|max", "s|max"],
+        "min": ["l|min", "ls|min", "users|min(attribute='age')", "empty|min is undefined", "u|min"],
+        "pprint": ["d|pprint", "l|pprint", "s|pprint", "users|pprint", "none|pprint", "range(40)|list|pprint", "{'k': ['a' * 30, 'b' * 30, 'c' * 30]}|pprint", "nested|pprint", "(1, 'a')|pprint", "u|pprint"],
+        "reject": ["l|reject('odd')|list", "ls|reject('lower')|list", "[0, 1, none, '', 'x']|reject|list", "l|reject('gt', 1)|list", "l|reject('nosuchtest')|list"],
+        "rejectattr": ["users|rejectattr('admin')|map(attribute='name')|list", "users|rejectattr('age', 'gt', 30)|map(attribute='name')|list", "users|rejectattr('tags')|list|length", "msgs|rejectattr('role', 'equalto', 'system')|map(attribute='content')|list"],
+        "replace": ["s|replace('o', '0')", "s|replace('o', '0', 1)", "s|replace('', '-')", "e|replace('', 'x')", "s|replace('zz', 'y')", "n|replace('4', '5')", "s|replace('l', 'L', 0)", "s|replace('l', 'L', -1)"],
+        "reverse": ["l|reverse|list", "s|reverse", "empty|reverse|list", "d|reverse|list", "n|reverse"],
+        "round": ["f|round", "f|round(2)", "f|round(2, 'floor')", "f|round(1, 'ceil')", "2.5|round", "3.5|round", "-2.5|round", "n|round", "f|round(2, 'bad')", "1e300|round(2)", "0.125|round(2)", "s|round"],
+        "safe": ["html|safe", "(html|safe)|e", "n|safe", "none|safe"],
+        "select": ["l|select('odd')|list", "[0, 1, none, 'x', '']|select|list", "l|select('ge', 2)|list", "ls|select('in', ['a', 'b'])|list", "users|select('mapping')|list|length", "l|select('divisibleby', 3)|list"],
+        "selectattr": ["users|selectattr('admin')|map(attribute='name')|list", "users|selectattr('age', 'eq', 31)|map(attribute='name')|list", "msgs|selectattr('role', 'in', ['user', 'assistant'])|list|length", "users|selectattr('missing')|list", "users|selectattr('age', 'lt', 30)|first"],
+        "slice": ["range(10)|slice(3)|list", "l|slice(2)|list", "range(7)|slice(3, 'x')|list", "empty|slice(2)|list", "s|slice(3)|list", "l|slice(0)|list"],
+        "sort": ["l|sort", "ls|sort", "ls|sort(case_sensitive=true)", "l|sort(reverse=true)", "users|sort(attribute='age')|map(attribute='name')|list", "users|sort(attribute='age,name')|map(attribute='name')|list", "[1, 'a']|sort", "d|sort", "s|sort"],
+        "string": ["n|string", "l|string", "d|string", "none|string", "t|string", "f|string", "big|string", "html|safe|string", "u|string", "1e100|string", "(0.1 + 0.2)|string"],
+        "striptags": ["html|striptags", "'a  <br/> b\\n c'|striptags", "'&lt;x&gt; &amp;'|striptags", "n|striptags", "'<!-- c -->x'|striptags"],
+        "sum": ["l|sum", "users|sum(attribute='age')", "l|sum(start=10)", "empty|sum", "[0.1, 0.2]|sum", "ls|sum", "[[1], [2]]|sum(start=[])"],
+        "title": ["s|lower|title", "'hello-world foo_bar'|title", "u|title", "\"it's o'neil\"|title", "e|title"],
+        "tojson": ["d|tojson", "l|tojson", "s|tojson", "u|tojson", "html|tojson", "none|tojson", "f|tojson", "big|tojson", "users|tojson(indent=2)", "d|tojson(sort_keys=true)", "t|tojson", "(1, 2)|tojson", "{1: 2}|tojson", "undefined_x|tojson", "range(3)|tojson", "'\\u2028'|tojson", "(0.1)|tojson", "1e100|tojson", "d|tojson(separators=(',', ':'))", "[1.0, -0.0]|tojson"],
+        "trim": ["ws|trim", "s|trim('Hd')", "e|trim", "'xxaxx'|trim('x')", "n|trim"],
+        "truncate": ["text|truncate(20)", "text|truncate(20, true)", "text|truncate(20, false, '…')", "s|truncate(9)", "s|truncate(11)", "text|truncate(20, leeway=0)", "text|truncate(2)", "e|truncate(3)"],
+        "unique": ["[1, 2, 1, 3, 2]|unique|list", "['a', 'A', 'b']|unique|list", "['a', 'A', 'b']|unique(case_sensitive=true)|list", "users|unique(attribute='age')|map(attribute='name')|list", "s|unique|list", "empty|unique|list"],
+        "upper": ["s|upper", "u|upper", "n|upper", "'ß'|upper"],
+        "urlencode": ["'a b&c=d/é'|urlencode", "d|urlencode", "[('a', 1), ('b', 'x y')]|urlencode", "n|urlencode", "'~-._'|urlencode"],
+        "urlize": ["url|urlize", "url|urlize(10)", "url|urlize(nofollow=true)", "url|urlize(target='_blank')", "url|urlize(rel='noopener')", "'see http://a.b/c).'|urlize", "'<tag> http://x.org'|urlize", "e|urlize", "'mailto:a@b.co'|urlize", "'(www.example.com)'|urlize", "'http://example.com/&amp;'|urlize(extra_schemes=['tel:'])", "'tel:+123'|urlize(extra_schemes=['tel:'])"],
+        "wordcount": ["text|wordcount", "e|wordcount", "u|wordcount", "'a-b c_d'|wordcount", "n|wordcount"],
+        "wordwrap": ["text|wordwrap(20)", "text|wordwrap(20, false)", "'abcdefghijklmnop'|wordwrap(5)", "'abcdefghijklmnop'|wordwrap(5, false)", "text|wordwrap(30, wrapstring='|')", "'a\\n\\nb c d'|wordwrap(3)", "text|wordwrap(20, break_on_hyphens=false)", "e|wordwrap(5)"],
+        "xmlattr": ["{'class': 'x', 'id': 'y'}|xmlattr", "{'a': none, 'b': 'q\"t'}|xmlattr", "{'a': 1}|xmlattr(false)", "{'bad key': 1}|xmlattr", "{}|xmlattr"],
+        "unknown": ["s|no_such_filter"],
+    }
+    for name, items in filters.items():
+        exprs(f"filter/{name}", items)
+
+    # ---- tests ------------------------------------------------------------------------------
+    test_inputs = ["n", "neg", "f", "s", "e", "l", "empty", "d", "none", "t", "no", "undefined_x", "big", "html|safe", "range(2)", "'abc'", "'ABC'", "0", "2"]
+    tests = ["boolean", "callable", "defined", "even", "false", "float", "integer", "iterable",
+             "lower", "mapping", "none", "number", "odd", "sequence", "string", "true",
+             "undefined", "upper", "escaped"]
+    for t in tests:
+        add(f"test/{t}", "{% for v in [" + ", ".join(x for x in test_inputs if x != "undefined_x") + "] %}{{ v is " + t + " }},{% endfor %}{{ undefined_x is " + t + " }}")
+    exprs("test/args", [
+        "n is divisibleby 7", "n is divisibleby 5", "n is divisibleby(0)", "n is eq 42", "n is ne 42", "n is gt 41", "n is ge 43",
+        "n is lt 1", "n is le 42", "'a' is in 'abc'", "2 is in l", "'x' is in d", "l is sameas l", "none is sameas none",
+        "n is equalto 42", "n is greaterthan 1", "n is lessthan 1", "'upper' is filter", "'odd' is test", "'nope' is filter",
+        "s is not string", "n is not odd", "n is no_such_test", "users[0].tags is sequence", "msgs[0] is mapping",
+        "'x' is in none", "none is callable", "range is callable", "namespace is callable",
+    ])
+
+    # ---- globals ----------------------------------------------------------------------------
+    exprs("global/range", [
+        "range(5)|list", "range(2, 8, 2)|list", "range(5, 0, -1)|list", "range(0)|list", "range(3)", "range(0, 10)",
+        "range(1, 2, 3)", "range(3)|tojson", "range(3) * 3", "range(3)|length", "range(10)[2:5]", "range(10)[-1]",
+        "range(3) == range(3)", "2 in range(3)", "range(0, 1, 0)|list", "range('a')", "range(3)|string", "range(3)|reverse|list",
+        "range(2**40, 2**40 + 2)|list", "range(-3)|list", "range(3)[5]",
+    ])
+    exprs("global/dict", ["dict(a=1, b=2)", "dict()", "dict(d, z=9)", "dict([('k', 'v')])", "dict(a=1)|tojson", "dict(1)"])
+    exprs("global/namespace", ["namespace(a=1).a", "namespace()", "namespace(d).b", "namespace(a=1, b=[1])", "namespace(a=1)|tojson"])
+    exprs("global/cycler", ["cycler('a', 'b').next()", "cycler().next()", "cycler('a').current", "cycler('a', 'b')"])
+    exprs("global/joiner", ["joiner()()", "joiner(', ')()", "joiner('|')"])
+    exprs("global/other", ["raise_exception('boom')", "undefined_fn()", "lipsum is defined", "self", "loop is defined", "caller is defined"])
+    add("global/cycler_loop", "{% set c = cycler('odd', 'even') %}{% for i in range(5) %}{{ c.next() }} {% endfor %}{{ c.current }}")
+    add("global/cycler_reset", "{% set c = cycler(1, 2, 3) %}{{ c.next() }}{{ c.next() }}{{ c.reset() }}{{ c.next() }}")
+    add("global/joiner_loop", "{% set j = joiner(' | ') %}{% for x in ls %}{{ j() }}{{ x }}{% endfor %}")
+    add("global/strftime", "{{ strftime_now('%Y-%m-%d %H:%M:%S %A %B %j %p %I %%') }}")
+    add("global/strftime_bad", "{{ strftime_now(3) }}")
+
+    # ---- methods ----------------------------------------------------------------------------
+    exprs("method/str", [
+        "s.upper()", "s.lower()", "s.title()", "u.capitalize()", "s.swapcase()", "u.casefold()", "s.strip('Hd')", "ws.lstrip()", "ws.rstrip()",
+        "s.split()", "s.split('o')", "s.split('o', 1)", "s.rsplit('o', 1)", "lines.splitlines()", "lines.splitlines(true)", "e.split()", "e.split(',')",
+        "s.startswith('He')", "s.startswith(('x', 'H'))", "s.endswith('ld')", "s.find('o')", "s.rfind('o')", "s.find('z')", "s.index('o')", "s.index('z')",
+        "s.rindex('o')", "s.count('l')", "s.replace('l', 'L', 2)", "s.center(17, '*')", "s.ljust(14, '.')", "s.rjust(14)", "'42'.zfill(5)", "'-42'.zfill(5)",
+        "s.partition(' ')", "s.rpartition('o')", "','.join(ls)", "s.isalpha()", "'abc'.isalpha()", "'123'.isdigit()", "'١٢٣'.isdigit()", "'abc1'.isalnum()",
+        "'  '.isspace()", "'Abc Def'.istitle()", "'ABC'.isupper()", "'abc'.islower()", "s.removeprefix('Hell')", "s.removesuffix('World')",
+        "'{} and {}'.format('a', 'b')", "'{0}{1}{0}'.format('x', 'y')", "'{name}!'.format(name='Al')", "'{:>6}|{:<4}|{:^5}'.format('r', 'l', 'c')",
+        "'{:.3f} {:,} {:x} {:08.2f} {:e} {:%}'.format(f, 1234567, 255, f, f, 0.25)", "'{a[0]} {b.x}'.format(a=[1], b={'x': 2})", "'{}'.format()",
+        "'{0:{1}}'.format(3, 4)", "'{x}'.format_map({'x': 5})", "'{x} {y}'.format_map(d)", "'{!r} {!s}'.format('q', 'q')",
+        "s.encode()", "s.expandtabs()", "'a\\tb'.expandtabs(4)", "s.isnumeric()", "'Ⅻ'.isnumeric()", "'12'.isdecimal()", "s.isidentifier()", "'x'.isprintable()",
+        "s.upper", "s.nosuch()", "s.format", "'%s' % 'x'", "'%d items' % n", "'%s=%s' % ('a', 1)", "'%(a)s' % d", "'%5.1f%%' % f",
+        "s[0]", "s[-1]", "s[1:4]", "s[::-1]", "s[100]", "s[::2]", "u[1]",
+        "s.split(none, 1)", "s.ljust(3)", "s.title().swapcase()",
+    ])
+    exprs("method/dict", [
+        "d.get('a')", "d.get('z')", "d.get('z', 0)", "d.keys()|list", "d.values()|list", "d.items()|list", "d.a", "d['b']", "d['zz']",
+        "d.zz is undefined", "d.copy()", "d.pop('a')", "d.update({'x': 1})", "d.setdefault('q', 1)", "d.clear()", "'a' in d", "d|length",
+        "d.items()", "d.keys()", "d.get()", "{'a': {'b': [1, {'c': 2}]}}.a.b[1].c",
+    ])
+    exprs("method/list", [
+        "l.count(1)", "l.index(2)", "l.index(9)", "l[0]", "l[-1]", "l[1:]", "l[::-1]", "l[5]", "l.append(4)", "l.pop()", "l.sort()",
+        "l.reverse()", "l.copy()", "l + [4]", "l * 2", "[1] * 0", "l == [3, 1, 2]", "l < [4]", "1 in l", "l|sum / l|length",
+        "nested[1][1][0]", "nested.1.1.0", "[[1]].0.0", "[[1, 2]][0][1]", "(1, 2)[0]", "(1,)", "()", "[]", "[1, [2]][1][0]",
+    ])
+
+    # ---- expressions ------------------------------------------------------------------------
+    exprs("expr/arith", [
+        "1 + 2 * 3", "(1 + 2) * 3", "7 // 2", "-7 // 2", "7 % 3", "-7 % 3", "7 / 2", "4 / 2", "2 ** 10", "2 ** -1", "2 ** 0.5", "-2 ** 2",
+        "1 / 0", "1 // 0", "1 % 0", "1.0 / 0", "n + f", "s + '!'", "s ~ n", "n ~ none", "l + l", "s * 2", "2 * s", "s * -1", "s + n",
+        "none + 1", "big * big", "big + 1", "-big", "big // 7", "big % 97", "2 ** 100", "10 ** 30", "(10 ** 30)|round", "(10**30)|int", "1e308 * 10",
+        "0.1 + 0.2", "1 / 3", "2.0 ** 64", "10 / 3 * 3", "7.5 // 2", "-7.5 % 2", "1_000 + 1", "0x1F", "0o17", "0b101", "1e3", "1E-2", ".5",
+        "3 - -3", "+n", "not n", "not none", "n and s", "e or 'fallback'", "none or 0 or [] or 'x'", "n > 5 and n < 50", "1 < 2 < 3", "3 > 2 > 2",
+        "'a' < 'b'", "'a' < 1", "[1, 2] < [1, 3]", "none == none", "1 == 1.0", "'1' == 1", "t == 1", "t + t", "n is number and n is not string",
+    ])
+    exprs("expr/literals", [
+        "'single'", "\"double\"", "'esc\\'aped'", "'tab\\there'", "'nl\\nx'|length", "'\\x41\\u00e9\\U0001F600'", "'\\N{BULLET}'", "'back\\\\slash'",
+        "'a' 'b'", "true", "True", "false", "none", "None", "[1, 'a', none, true]", "{'k': 'v', 1: 2}", "{'k': 'v'}.k", "(1, 2, 3)|length",
+        "1.5e-3", "12345678901234567890123", "-12345678901234567890123 // 7", "1_2_3", "0.000001", "1e16", "123456789.0", "1e-7", "float('inf') if false else 0",
+    ])
+    exprs("expr/cond", ["'y' if t else 'n'", "'y' if no else 'n'", "'y' if no", "('y' if no) is undefined", "s if s else e", "1 if none else 2 if t else 3"])
+    exprs("expr/attr", [
+        "users[0].name", "users[0]['name']", "users.0.name", "users[0].missing", "users[0].missing.deeper", "none.x", "undefined_x.y",
+        "users[-1].tags[1]", "msgs|map(attribute='role')|join(',')", "s.__class__", "d.__len__", "l.__getitem__(0)", "''.__class__.__mro__",
+        "d['__class__']", "range.__globals__", "users[5]", "users['a']",
+    ])
+    exprs("expr/call", [
+        "dict(**d)", "dict(*[])", "'{}-{}'.format(*l)", "'{a}'.format(**{'a': 1})", "range(*[1, 4])|list", "namespace(**d).c",
+        "s.replace(old='l', new='L')", "'x'.join(ls, 1)", "d.get('a', 1, 2)", "range(1, 2, 3, 4)", "s.upper(1)",
+    ])
+
+    # ---- statements -------------------------------------------------------------------------
+    stmts = {
+        "if": [
+            "{% if n > 40 %}big{% elif n > 10 %}mid{% else %}small{% endif %}",
+            "{% if none %}a{% elif e %}b{% else %}c{% endif %}",
+            "{% if undefined_x %}a{% else %}b{% endif %}",
+            "{% if undefined_x.y %}a{% endif %}",
+            "{% if l %}has{% endif %}{% if empty %}x{% else %}none{% endif %}",
+            "{% if n %}{% if s %}both{% endif %}{% endif %}",
+        ],
+        "for": [
+            "{% for x in l %}{{ loop.index }}/{{ loop.index0 }}/{{ loop.revindex }}/{{ loop.revindex0 }}/{{ loop.first }}/{{ loop.last }}/{{ loop.length }} {% endfor %}",
+            "{% for x in l %}{{ loop.previtem }}>{{ x }}<{{ loop.nextitem }} {% endfor %}",
+            "{% for x in l %}{{ loop.cycle('a', 'b') }}{{ loop.changed(x > 1) }} {% endfor %}",
+            "{% for x in empty %}x{% else %}empty{% endfor %}",
+            "{% for x in l if x > 1 %}{{ x }}{{ loop.index }}{{ loop.length }}{% else %}none{% endfor %}",
+            "{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}",
+            "{% for a, (b, c) in [(1, (2, 3))] %}{{ a }}{{ b }}{{ c }}{% endfor %}",
+            "{% for x in l %}{% if x == 1 %}{% continue %}{% endif %}{% if x == 2 %}{% break %}{% endif %}{{ x }}{% endfor %}",
+            "{% for x in s %}{{ x }}.{% endfor %}",
+            "{% for k in d %}{{ k }}{% endfor %}",
+            "{% for x in none %}{% endfor %}",
+            "{% for x in n %}{% endfor %}",
+            "{% for a, b in l %}{% endfor %}",
+            "{% for x in l %}{% set y = x %}{% endfor %}{{ y is defined }}",
+            "{% for x in range(3) %}{% for y in range(2) %}{{ loop.index }}{{ x }}{% endfor %}|{% endfor %}",
+            "{% for x in l %}{{ loop.depth }}{{ loop.depth0 }}{% endfor %}",
+            "{% for node in tree recursive %}{{ loop.depth }}:{{ node.name }}{% if node.children %}[{{ loop(node.children) }}]{% endif %};{% endfor %}",
+            "{% for node in tree recursive %}{{ node.name }}{{ loop.depth0 }}{{ loop.index }}{{ loop.last }}{{ loop(node.children) }}{% endfor %}",
+            "{% for n in tree recursive if n.name != 'b' %}{{ n.name }}({{ loop(n.children) }}){% endfor %}",
+            "{% for n in tree recursive %}{{ n.name }}{% else %}E{% endfor %}",
+            "{% for x in l %}{{ loop(x) }}{% endfor %}",
+            "{% for x in l %}{{ loop }}{% endfor %}",
+            "{% for x in users|groupby('age') %}{{ x.grouper }}:{{ x.list|map(attribute='name')|join(',') }} {% endfor %}",
+            "{% for g, items in users|groupby('age') %}{{ g }}={{ items|length }} {% endfor %}",
+            "{% for x in l|batch(2) %}{{ x }}{% endfor %}",
+            "{% for x in range(3) %}{% set ns = namespace(v=x) %}{{ ns.v }}{% endfor %}",
+        ],
+        "set": [
+            "{% set x = 5 %}{{ x }}",
+            "{% set a, b = 1, 2 %}{{ a }}{{ b }}",
+            "{% set a, b = [3, 4] %}{{ a + b }}",
+            "{% set a, b = 1, 2, 3 %}",
+            "{% set ns = namespace(a=0) %}{% set ns.a = ns.a + 1 %}{{ ns.a }}",
+            "{% set ns = namespace() %}{% set ns.a, ns.b = 1, 2 %}{{ ns.a }}{{ ns.b }}",
+            "{% set ns = namespace() %}{% set ns.a, x = 1, 2 %}{{ ns.a }}{{ x }}",
+            "{% set d2 = {} %}{% set d2.a = 1 %}",
+            "{% set x %}block {{ n }}{% endset %}[{{ x }}]",
+            "{% set x | upper %}shout {{ s }}{% endset %}{{ x }}",
+            "{% set x | trim | replace('a', 'b') %}  aaa  {% endset %}{{ x }}",
+            "{% set true = 1 %}",
+            "{% set none = 1 %}",
+            "{% set loop = 1 %}{{ loop }}",
+            "{% set self = 1 %}{{ self }}",
+            "{% set x = 1 %}{% set x = x + 1 %}{{ x }}",
+            "{% set ns = namespace(items=[]) %}{% for i in range(3) %}{% set ns.items = ns.items + [i] %}{% endfor %}{{ ns.items }}",
+        ],
+        "macro": [
+            "{% macro m(a, b=2) %}{{ a }}-{{ b }}{% endmacro %}{{ m(1) }} {{ m(1, 3) }} {{ m(b=5, a=4) }}",
+            "{% macro m() %}{{ varargs }}{{ kwargs }}{% endmacro %}{{ m(1, 2, x=3) }}",
+            "{% macro m(a) %}{{ a }}{% endmacro %}{{ m() }}",
+            "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, 2) }}",
+            "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(b=1) }}",
+            "{% macro m(a=1, b) %}{% endmacro %}",
+            "{% macro m(a, b) %}{% endmacro %}{{ m }}",
+            "{% macro m(a, b=1) %}{% endmacro %}{{ m.name }} {{ m.arguments }} {{ m.catch_kwargs }} {{ m.catch_varargs }} {{ m.caller }}",
+            "{% macro m() %}{{ kwargs }}{% endmacro %}{{ m.catch_kwargs }}{{ m(a=1) }}",
+            "{% macro m() %}[{{ caller() }}]{% endmacro %}{% call m() %}inner {{ n }}{% endcall %}",
+            "{% macro m() %}{{ caller(1, 2) }}{% endmacro %}{% call(a, b) m() %}{{ a + b }}{% endcall %}",
+            "{% macro m() %}{{ caller }}{% endmacro %}{% call m() %}x{% endcall %}",
+            "{% macro m() %}{{ m.caller }}{% endmacro %}{% call m() %}x{% endcall %}",
+            "{% macro outer() %}{% macro inner() %}in{% endmacro %}{{ inner() }}{% endmacro %}{{ outer() }}",
+            "{% macro fact(k) %}{% if k <= 1 %}1{% else %}{{ k * fact(k - 1)|int }}{% endif %}{% endmacro %}{{ fact(6) }}",
+            "{% macro m(x) %}{{ x }}{% endmacro %}{{ m(1)|length }}{{ m('ab') ~ '!' }}",
+            "{% macro m() %}{% endmacro %}{{ m() is string }}{{ m()|length }}",
+        ],
+        "filter_block": [
+            "{% filter upper %}hello {{ s }}{% endfilter %}",
+            "{% filter replace('l', 'L')|trim %}  hello  {% endfilter %}",
+            "{% filter center(11) %}mid{% endfilter %}|",
+            "{% filter nosuch %}x{% endfilter %}",
+        ],
+        "with": [
+            "{% with a = 1, b = 2 %}{{ a + b }}{% endwith %}{{ a is defined }}",
+            "{% with %}{% set x = 1 %}{{ x }}{% endwith %}{{ x is defined }}",
+            "{% with a = n %}{% with b = a + 1 %}{{ b }}{% endwith %}{% endwith %}",
+        ],
+        "raw": [
+            "{% raw %}{{ not rendered }}{% endraw %}",
+            "a {%- raw %} b {% endraw -%} c",
+            "a {% raw -%} b {%- endraw %} c",
+            "  {% raw %}x{% endraw %}  \n  y",
+            "{% raw %}\n  keep\n{% endraw %}\n",
+            "{% raw +%} x {% endraw %}",
+            "{%+ raw %} x {% endraw %}",
+            "{% raw %}{% if %}{% endraw %}",
+        ],
+        "whitespace": [
+            "  {% if t %}\n  yes\n  {% endif %}\n",
+            "a  {{- s -}}  b",
+            "a  {{+ s +}}  b",
+            "{% for x in l -%}\n  {{ x }}\n{%- endfor %}",
+            "  {%+ if t %}x{% endif %}",
+            "{# comment #}a{#- trimmed -#}  b",
+            "line\n  {# c #}\nnext",
+            "{% if t %}\r\nwin\r\n{% endif %}\r\n",
+            "x\n{%- if t %}\ny{% endif -%}\nz",
+        ],
+        "include": [
+            "{% include 'other.html' %}",
+            "{% extends 'base.html' %}",
+            "{% import 'm.html' as m %}",
+            "{% from 'm.html' import x %}",
+            "{% block b %}inside{% endblock %}",
+            "{% do l.append(1) %}",
+            "{% autoescape true %}{{ html }}{% endautoescape %}",
+        ],
+        "generation": [
+            "{% generation %}gen {{ s }}{% endgeneration %}",
+            "{% for m in msgs %}{% if m.role == 'assistant' %}{% generation %}{{ m.content }}{% endgeneration %}{% endif %}{% endfor %}",
+        ],
+        "errors": [
+            "{% if %}", "{{ }}", "{{ 1 + }}", "{% for %}", "{% endfor %}", "{% if t %}", "{{ s | }}", "{{ 'unterminated }}", "{{ (1 }}",
+            "{% set %}", "{% macro %}{% endmacro %}", "{% unknown_tag %}", "{{ 10_ }}", "{{ 1__0 }}", "{{ 0x }}", "{{ 1e }}", "{{ 08 }}",
+            "{{ '\\q' }}", "{{ '\\N{NO SUCH NAME}' }}", "{{ '\\x4' }}", "{{ '\\u12' }}", "{% for x in l %}{% endif %}", "{% break %}",
+            "{{ a.1b }}", "{{ {1: 2 }}", "{{ [1, 2 }}", "{{ x is }}", "{% set x = %}", "{% set 1 = 2 %}", "{% for 1 in l %}{% endfor %}",
+            "{{ s|map(x=1)|list }}", "{{ l|sort(nope=1) }}", "{{ s|upper(1) }}", "{{ s|replace('a') }}", "{{ s|truncate('x') }}",
+            "{{ d|dictsort(1, 2, 3, 4) }}", "{{ range() }}", "{{ dict(1, 2) }}", "{{ 'a'|center(1, 2, 3) }}", "{{ l|join(1, 2, 3) }}",
+            "{% macro m(a, a) %}{% endmacro %}", "{% set x.y = 1 %}", "{{ none() }}", "{{ l() }}", "{{ 'x'() }}",
+        ],
+        "numbers": [
+            "{{ '%d'|format(1e308) }}", "{{ '%d'|format(2.9) }}", "{{ '%i'|format(-2.9) }}", "{{ '%.3g'|format(1234.5) }}", "{{ '%g'|format(1e-5) }}",
+            "{{ '%s'|format(1e16) }}", "{{ '%s'|format(1.0) }}", "{{ 1e16 }}", "{{ 1.0 }}", "{{ 100.0 / 3 }}", "{{ 2 ** 62 * 4 }}", "{{ (2 ** 64) / 2 }}",
+            "{{ '١٢٣'|int }}", "{{ '١٢٣'|int + 1 }}", "{{ '٣.٥'|float }}", "{{ (10 ** 30)|round }}", "{{ (10 ** 30)|round(-2) }}", "{{ 12345|round(-2) }}",
+            "{{ 1.5|round|int }}", "{{ -0.0 }}", "{{ 0.0 == -0.0 }}", "{{ 1e-320 }}", "{{ 2 ** 1000 }}", "{{ (2 ** 1000)|string|length }}",
+            "{{ 10 ** -2 }}", "{{ 7 // 0.5 }}", "{{ 7 % -3 }}", "{{ -7 % -3 }}", "{{ 3 * 1.1 }}", "{{ 1/7 }}", "{{ 123456789012345.678 }}",
+            "{{ 1e22 }}", "{{ 1e21 }}", "{{ 0.1 * 3 }}", "{{ 5 // 2.0 }}", "{{ (-2) ** 0.5 }}", "{{ 4 ** 0.5 }}", "{{ big / 3 }}",
+            "{{ '%.2f'|format(2.675) }}", "{{ '%.0f'|format(0.5) }}", "{{ '%.0f'|format(1.5) }}", "{{ '%e'|format(0) }}", "{{ '%x'|format(-255) }}",
+            "{{ '{:,.2f}'.format(1234567.891) }}", "{{ '{:_}'.format(10**7) }}", "{{ '{:b}'.format(10) }}", "{{ '{:#x}'.format(255) }}", "{{ '{:=+8}'.format(-3) }}",
+            "{{ '{:.2%}'.format(1/3) }}", "{{ '{:g}'.format(1e20) }}", "{{ '{:5.1f}|'.format(-0.04) }}", "{{ '{:c}'.format(97) }}", "{{ '{:s}'.format(1) }}",
+            "{{ 9007199254740993 }}", "{{ 9007199254740993 + 0.0 }}", "{{ 2**53 + 1 == (2**53 + 1)|float }}", "{{ (0.1).__class__ }}", "{{ 1 is integer }}",
+        ],
+        "repr": [
+            "{{ [s, n, f, none, t, d] }}", "{{ (1, 'a') }}", "{{ (1,) }}", "{{ {'a': [1, {'b': none}]} }}", "{{ ['it\\'s', \"q\\\"t\", '\\n'] }}",
+            "{{ [1.0, 1e100, 0.1, -0.0, 1e-5] }}", "{{ d.items() }}", "{{ d.keys() }}", "{{ d.values() }}", "{{ users|groupby('age')|first }}",
+            "{{ namespace(a=1) }}", "{{ range(3) }}", "{{ range(1, 10, 2) }}", "{{ cycler(1) }}", "{{ joiner() }}", "{{ lipsum is callable }}",
+            "{{ [html|safe] }}", "{{ html|safe }}", "{{ ['é', '\\u2028', '\\x00'] }}", "{{ [big, -big] }}", "{{ s.split }}", "{{ dict }}",
+            "{{ ['\\t', '\\\\'] }}", "{{ [undefined_x] }}", "{{ undefined_x }}", "{{ [none][0] }}",
+        ],
+    }
+    for group, items in stmts.items():
+        for i, src in enumerate(items):
+            add(f"stmt/{group}/{i:02d}", src)
+    return out
+
+
+def main(argv):
+    all_cases = cases()
+    names = [c["name"] for c in all_cases]
+    assert len(names) == len(set(names)), "duplicate case names"
+    if argv[1:] != ["--goldens"]:
+        json.dump(all_cases, sys.stdout, indent=1, ensure_ascii=False)
+        return 0
+    sys.path.insert(0, HERE)
+    import oracle
+
+    oracle.set_now(oracle.DEFAULT_NOW)
+    results = []
+    for c in all_cases:
+        try:
+            text = oracle.render_vars(c["template"], json.loads(json.dumps(c["vars"])))
+            r = {"ok": True, "text": text}
+        except Exception as e:  # noqa: BLE001 - every error is a result
+            r = {"ok": False, "error_type": type(e).__name__, "error": str(e)[:300]}
+        results.append({"name": c["name"], "template": c["template"], "result": r})
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w", encoding="utf-8") as f:
+        json.dump({"vars": VARS, "cases": results}, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    sys.stderr.write(f"{len(results)} cases written to {OUT}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
