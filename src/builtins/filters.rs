@@ -160,7 +160,7 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
         "last" => last as FilterFn,
         "pprint" => |ctx, v, a, k| {
             no_args("pprint", a, k)?;
-            Ok(ctx.str(&super::args::repr(&v)))
+            Ok(ctx.str(&crate::value::pprint::pformat(&v)))
         },
         "xmlattr" => xmlattr as FilterFn,
         "urlencode" => urlencode as FilterFn,
