@@ -75,6 +75,13 @@ fn jinja_suite_matches_the_reference() {
         println!("FAIL {f}");
     }
     println!("{} passed, {} failed", total - failed.len(), failed.len());
-    assert!(total >= 1000, "the suite has {total} cases, fewer than 1000");
-    assert!(failed.is_empty(), "{} cases differ from the reference", failed.len());
+    assert!(
+        total >= 1000,
+        "the suite has {total} cases, fewer than 1000"
+    );
+    assert!(
+        failed.is_empty(),
+        "{} cases differ from the reference",
+        failed.len()
+    );
 }

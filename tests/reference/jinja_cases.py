@@ -416,8 +416,8 @@ def cases():
         "{% for n in tree recursive %}{{ loop.revindex }}{{ loop.previtem.name if loop.previtem }}{{ loop.nextitem.name if loop.nextitem }}{{ loop.cycle('x', 'y') }}[{{ loop(n.children) }}]{% endfor %}",
         "{% for n in tree recursive %}{% if n.children %}{{ loop(n.children) }}{% endif %}{% else %}<empty@{{ loop is defined }}>{% endfor %}",
         "{% for n in tree recursive %}{{ n.name }}{{ loop(n.children) }}{% else %}!{% endfor %}",
-        "{% for n in tree recursive if n.children %}{{ n.name }}({{ loop(n.children) }}){% else %}-{% endfor %}",
-        "{% for n in tree recursive if n.name|length > 1 or n.name == 'a' %}{{ n.name }}{{ loop.index }}/{{ loop.length }}({{ loop(n.children) }}){% endfor %}",
+        "{% for n in tree if n.children recursive %}{{ n.name }}({{ loop(n.children) }}){% else %}-{% endfor %}",
+        "{% for n in tree if n.name|length > 1 or n.name == 'a' recursive %}{{ n.name }}{{ loop.index }}/{{ loop.length }}({{ loop(n.children) }}){% endfor %}",
         "{% for n in tree recursive %}{% set inner = loop(n.children) %}{{ n.name }}={{ inner|length }}:{{ inner|upper }};{% endfor %}",
         "{% for n in tree recursive %}{{ (loop(n.children) ~ '|') * 2 }}{{ n.name }}{% endfor %}",
         "{% for n in tree recursive %}{{ loop(n.children) is string }}{% endfor %}",
@@ -458,6 +458,16 @@ def cases():
         "{% for recursive in l %}{{ recursive }}{% endfor %}",
         "{% for n in tree recursive recursive %}{% endfor %}",
         "{% for n in tree if n recursive %}{% endfor %}",
+        "{% for n in tree if n.name != 'a1' recursive %}{{ n.name }}{{ loop.index }}/{{ loop.length }}{{ loop.last }}({{ loop(n.children) }}){% else %}[none@{{ n is defined }}]{% endfor %}",
+        "{% for x in [3, [1, 8, [9, 2]], 7] if x is not number or x > 2 recursive %}{% if x is number %}{{ x }}:{{ loop.depth }}:{{ loop.revindex }} {% else %}({{ loop(x) }}){% endif %}{% else %}E{% endfor %}",
+        "{% for x in [[], [[]], [1]] if x != 1 recursive %}<{{ loop(x) if x is iterable else x }}>{% else %}e{{ loop is defined }}{% endfor %}",
+        "{% for n in tree if undefined_x recursive %}{{ n }}{% else %}nothing{% endfor %}",
+        "{% for n in tree if loop is defined recursive %}{{ n.name }}{% endfor %}",
+        "{% set depth = 9 %}{% for n in tree recursive %}{{ depth }}{{ loop(n.children) }}{% endfor %}",
+        "{% for n in tree recursive %}{% set depth = loop.depth %}{{ depth }}{{ loop(n.children) }}{{ depth }}{% endfor %}",
+        "{% for n in [tree[0]] recursive %}{{ n.name }}{% for x in [1] %}{% endfor %}{{ loop(n.children) }}{% endfor %}",
+        "{% for n in tree recursive %}{{ n.name }}{{ loop(n.children)|safe }}{{ (loop(n.children)|safe) is escaped }}{% endfor %}",
+        "{% for n in tree recursive %}{{ n.name }}{{ loop(n.children) == '' }}{% endfor %}",
     ]
     for i, src in enumerate(stmt_rec):
         add(f"stmt/recursive/{i:02d}", src)
