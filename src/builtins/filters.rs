@@ -174,7 +174,7 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
                 .copied()
                 .unwrap_or(Value::UNDEFINED))
         },
-        "urlize" => |_, _, _, _| Err(err!(Unknown, "the urlize filter is not supported")),
+        "urlize" => super::urlize::urlize as FilterFn,
         _ => return None,
     };
     Some(f)
