@@ -358,15 +358,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 otherwise,
                 recursive: false,
                 span,
-            } => self.for_loop(
-                &target,
-                &iter,
-                filter.as_ref(),
-                body,
-                otherwise,
-                false,
-                span,
-            )?,
+            } => self.for_loop(&target, &iter, filter.as_ref(), body, otherwise, span)?,
             Stmt::For {
                 target,
                 iter,
@@ -528,10 +520,12 @@ impl<'s, 'a> Gen<'s, 'a> {
         filter: Option<&Expr<'a>>,
         body: &[Stmt<'a>],
         otherwise: Option<&[Stmt<'a>]>,
-        recursive: bool,
         span: Span,
     ) -> GResult {
         self.enter(span)?;
+        // The loop inside a recursive loop's function iterates that function's parameter,
+        // a name no template can spell.
+        let recursive = matches!(iter.kind, ExprKind::Name(REC_ITEMS));
         let mut names = Vec::new();
         target_names(target, &mut names);
         let loop_var_count = names.len();
@@ -650,7 +644,7 @@ impl<'s, 'a> Gen<'s, 'a> {
             span: iter.span,
         };
         let saved_loops = std::mem::take(&mut self.loops);
-        let compiled = self.for_loop(target, &items, filter, body, otherwise, true, span);
+        let compiled = self.for_loop(target, &items, filter, body, otherwise, span);
         self.loops = saved_loops;
         compiled?;
         self.emit(Instr::Return);

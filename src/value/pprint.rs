@@ -171,7 +171,7 @@ fn dict_items(
         format(out, v, at, if last { allowance } else { 1 }, level);
         if !last {
             out.push_str(",\n");
-            out.extend(std::iter::repeat_n(' ', indent));
+            push_spaces(out, indent);
         }
     }
 }
@@ -182,10 +182,15 @@ fn seq_items(out: &mut String, items: &[Value<'_>], indent: usize, allowance: us
         let last = i + 1 == items.len();
         if i > 0 {
             out.push_str(",\n");
-            out.extend(std::iter::repeat_n(' ', indent));
+            push_spaces(out, indent);
         }
         format(out, item, indent, if last { allowance } else { 1 }, level);
     }
+}
+
+/// Appends `n` spaces.
+fn push_spaces(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat(' ').take(n));
 }
 
 /// Python's `str.isspace()` for one character (what `\s` matches in a `str` pattern).
@@ -303,7 +308,7 @@ fn string(out: &mut String, s: &str, rep: &str, indent: usize, allowance: usize,
     for (i, chunk) in chunks.iter().enumerate() {
         if i > 0 {
             out.push('\n');
-            out.extend(std::iter::repeat_n(' ', indent));
+            push_spaces(out, indent);
         }
         out.push_str(chunk);
     }

@@ -383,6 +383,13 @@ def cases():
         "d.items()|list|pprint", "d.items()|pprint", "namespace(a='x' * 90)|pprint", "[tree, tree, users]|pprint",
         "('aaa ' * 30).split() | batch(7) | list | pprint", "{'a\nb': 'c\nd' * 30}|pprint", "'\t' * 50 ~ ' x' * 20|pprint",
         "[1, [2, [3, [4, [5, ['x' * 70]]]]]]|pprint", "{'k': ('x' * 40, 'y' * 40)}|pprint", "[('x' * 80,)]|pprint",
+        "{'a': 1, 'b': {'c': [1, 2, 3] * 9, 'd': ['x' * 30] * 3}, 'e': ('f', 'g' * 75)}|pprint", "([{'k1': 11111, 'k0': 0, 'k2': 22222}] * 3)|pprint",
+        "('x' * 70 + ' ' + 'y' * 20)|pprint", "('x ' * 50)|pprint", "(' ' * 100)|pprint", "('x' * 100 + ' y')|pprint", "['x' * 100 + ' y']|pprint",
+        "{'k': 'a b c ' * 30}|pprint", "[['a b c ' * 30]]|pprint", "('a\nb' * 50)|pprint", "('\n' * 5 + 'x' * 80)|pprint", "(\"it's \" * 20)|pprint",
+        "('q' ~ '\"' ~ 't ' * 15)|pprint", "([none] * 30)|pprint", "([true, false] * 15)|pprint", "([big] * 5)|pprint", "([-big] * 5)|pprint", "([1.0e-10, 2.5e20] * 5)|pprint",
+        "{'b': none, 'a': undefined_x}|pprint", "[d, d, d, d, d, d]|pprint", "{'nested': {'deeper': {'deepest': ['x' * 20] * 4}}}|pprint",
+        "{'z': 0, 'y': 1, 'x': 2, 'w': 3, 'v': 4, 'u': 5, 'tt': 'x' * 40, 'ss': 7}|pprint", "{1.5: 'a', 1: 'b', -2: 'c', true: 'd'}|pprint",
+        "{'b': 1, 'a': 2}.items()|list|pprint", "([('b', 1), ('a', 2)] * 6)|pprint", "(text * 3)|pprint",
     ])
     exprs("urlize/more", [
         "'http://example.com'|urlize", "'https://example.com/a/b?c=d#e'|urlize", "'www.example.com'|urlize", "'example.com'|urlize",
@@ -410,6 +417,19 @@ def cases():
         "'www.example.com:99999'|urlize", "'www.example.com:123456'|urlize", "'http://a-b.c-d.com'|urlize", "'http://%41.com'|urlize",
         "'https://例え.テスト/パス'|urlize", "'ex.com'|urlize", "'foo.bar.museum'|urlize", "'http://x.com#frag'|urlize",
         "'http://x.comx'|urlize", "'http://123.com'|urlize", "'www.a'|urlize", "'http://[1:2:3]'|urlize",
+        "'http://example.com/abc'|urlize(-3)", "'http://example.com/abc'|urlize(2.5)", "'http://x.co'|urlize(20.5)", "'http://x.com'|urlize(true)",
+        "'http://x.com'|urlize(none, none, none, none, none)", "'http://x.com'|urlize(target=none)", "'http://x.com'|urlize(target='')",
+        "'http://x.com'|urlize(rel=1)", "'http://x.com'|urlize(rel=0)", "'http://x.com'|urlize(target=3)", "'http://x.com'|urlize(target='<b>'|safe)",
+        "'x'|urlize(extra_schemes=[1])", "'x y'|urlize(extra_schemes=[])", "'git+ssh://h/r'|urlize(extra_schemes=['git+ssh://'])",
+        "'A.b-c:x'|urlize(extra_schemes=['A.b-c:'])", "'tel:1'|urlize(extra_schemes=['tel:', 'te:'])", "'x'|urlize(extra_schemes=['tel:///'])",
+        "'http://x.com/ünï'|urlize", "'http://bücher.com'|urlize", "'ü@ß.de'|urlize", "'a@b.c-d'|urlize", "'a@b-.cd'|urlize", "'a@.b.cd'|urlize",
+        "'a@b.cd.'|urlize", "'a@@b.cd'|urlize", "'a@b.cd,a@e.fg'|urlize", "'x\u3000http://x.com\u00a0y'|urlize", "'http://x.com\x1fz'|urlize",
+        "'(((www.x.com'|urlize", "'www.x.com)))'|urlize", "'(www.x.com/a_(b)'|urlize", "'<www.x.com>.'|urlize", "'www.x.com&gt;'|urlize",
+        "'http://x.com:'|urlize", "'http://x.com:0'|urlize", "'http://x.com?'|urlize", "'http://1.2.3.4567'|urlize", "'http://1.2.3.4:5/p'|urlize",
+        "'http://[fe80::1%25eth0]'|urlize", "'http://[::ffff:1.2.3.4]'|urlize", "'http://[1::2::3::4::5::6::7::8]'|urlize", "'https://[ABCD:ef::]'|urlize",
+        "'www.ab.cd.ef.com'|urlize", "'a.com'|urlize", "'ab.COM'|urlize", "'xn--p1ai.xn--p1ai'|urlize", "'www.xn--p1ai'|urlize",
+        "'http://xn--p1ai'|urlize", "'https://KELVIN.\u212aE'|urlize", "'some text without links.'|urlize", "'   '|urlize", "'\n\nwww.x.org\n'|urlize",
+        "url|urlize(10, true, '_top', 'ext')|length", "[1, 2]|urlize", "d|urlize", "undefined_x|urlize", "'http://x.com'|urlize(undefined_x)",
     ])
     stmt_rec = [
         "{% for n in tree recursive %}{{ n.name }}@{{ loop.depth }}/{{ loop.depth0 }}:{{ loop.index }}/{{ loop.length }}/{{ loop.first }}/{{ loop.last }}{% if n.children %}<{{ loop(n.children) }}>{% endif %} {% endfor %}",
@@ -468,6 +488,16 @@ def cases():
         "{% for n in [tree[0]] recursive %}{{ n.name }}{% for x in [1] %}{% endfor %}{{ loop(n.children) }}{% endfor %}",
         "{% for n in tree recursive %}{{ n.name }}{{ loop(n.children)|safe }}{{ (loop(n.children)|safe) is escaped }}{% endfor %}",
         "{% for n in tree recursive %}{{ n.name }}{{ loop(n.children) == '' }}{% endfor %}",
+        "{% for n in tree recursive %}{{ n.name }}{% if loop.depth == 1 %}{% for c in n.children recursive %}({{ c.name }}{{ loop.depth }}{{ loop(c.children) }}){% endfor %}{% endif %}{% endfor %}",
+        "{% for n in tree recursive %}{{ loop.depth0 }}{% if n.children %}{{ loop(n.children) }}{% endif %}{{ loop.depth0 }}{% endfor %}",
+        "{% for n in tree recursive %}{{ n.name }}:{{ loop.index0 }}:{{ loop.revindex0 }}{{ loop(n.children) }}{% endfor %}",
+        "{% for n in msgs recursive %}{{ n.role }}{% endfor %}",
+        "{% for n in users recursive %}{{ n.name }}{{ loop(n.tags) if n.tags is mapping else '' }}{% endfor %}",
+        "{% for n in tree recursive %}{{ loop(n.children) ~ n.name }}{% endfor %}",
+        "{% for n in tree recursive %}{{ n.name }}{% for i in range(2) %}{% endfor %}{{ loop(n.children) }}{% endfor %}",
+        "{% for n in tree recursive %}{{ n.name }}{% for i in range(2) %}{{ loop.index }}{% endfor %}{{ loop.index }}{{ loop(n.children) }}{% endfor %}",
+        "{% for n in tree recursive %}{% macro m() %}{{ n.name }}{% endmacro %}{{ m() }}{{ loop(n.children) }}{% endfor %}",
+        "{% for n in tree recursive %}{{ n.name }}{{ loop(n.children)|trim|wordcount }}{% endfor %}",
     ]
     for i, src in enumerate(stmt_rec):
         add(f"stmt/recursive/{i:02d}", src)
