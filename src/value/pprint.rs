@@ -7,21 +7,31 @@
 
 use std::cmp::Ordering;
 
-use crate::value::fmt::{write_repr, write_str_repr};
+use crate::value::fmt::{print_limit, write_repr, write_str_repr};
 use crate::value::ops::{self, CmpOp};
 use crate::value::Value;
 
 /// The line width pformat fills.
 const WIDTH: usize = 80;
 
+/// The most bytes of a repr [`format`] looks at: more than a line of [`WIDTH`] characters
+/// can take.
+const REPR_CAP: usize = 4 * (WIDTH + 2);
+
 /// How deep containers nest before printing falls back to the plain repr.
 const MAX_DEPTH: usize = 200;
 
-/// Returns `pprint.pformat(v)`.
+/// Returns `pprint.pformat(v)`. Like every repr, printing stops once the text passes the
+/// render's print limit (the render then fails on the output's size).
 pub(crate) fn pformat(v: &Value<'_>) -> String {
     let mut out = String::new();
     format(&mut out, v, 0, 0, 0);
     out
+}
+
+/// Whether `out` has passed the print limit.
+fn full(out: &str) -> bool {
+    out.len() > print_limit()
 }
 
 /// A value seen as pprint's dispatch sees it.
@@ -75,7 +85,10 @@ fn class_name(v: &Value<'_>) -> String {
 }
 
 /// `_safe_repr`: the one-line repr, with every dict's keys sorted.
-fn safe_repr(out: &mut String, v: &Value<'_>, depth: usize) {
+fn safe_repr(out: &mut String, v: &Value<'_>, depth: usize, cap: usize) {
+    if out.len() > cap {
+        return;
+    }
     if depth > MAX_DEPTH {
         write_repr(out, v);
         return;
@@ -84,31 +97,44 @@ fn safe_repr(out: &mut String, v: &Value<'_>, depth: usize) {
         Shape::Dict(entries) => {
             out.push('{');
             for (i, (k, x)) in entries.iter().enumerate() {
+                if out.len() > cap {
+                    return;
+                }
                 if i > 0 {
                     out.push_str(", ");
                 }
-                safe_repr(out, k, depth + 1);
+                safe_repr(out, k, depth + 1, cap);
                 out.push_str(": ");
-                safe_repr(out, x, depth + 1);
+                safe_repr(out, x, depth + 1, cap);
             }
             out.push('}');
         }
-        Shape::List(items) => seq_repr(out, "[", &items, "]", depth),
-        Shape::Tuple(items) if items.len() == 1 => seq_repr(out, "(", &items, ",)", depth),
-        Shape::Tuple(items) => seq_repr(out, "(", &items, ")", depth),
+        Shape::List(items) => seq_repr(out, "[", &items, "]", depth, cap),
+        Shape::Tuple(items) if items.len() == 1 => seq_repr(out, "(", &items, ",)", depth, cap),
+        Shape::Tuple(items) => seq_repr(out, "(", &items, ")", depth, cap),
         Shape::Str(s) => write_str_repr(out, s),
         Shape::Other => write_repr(out, v),
     }
 }
 
 /// `open item, item close` with each item's [`safe_repr`].
-fn seq_repr(out: &mut String, open: &str, items: &[Value<'_>], close: &str, depth: usize) {
+fn seq_repr(
+    out: &mut String,
+    open: &str,
+    items: &[Value<'_>],
+    close: &str,
+    depth: usize,
+    cap: usize,
+) {
     out.push_str(open);
     for (i, item) in items.iter().enumerate() {
+        if out.len() > cap {
+            return;
+        }
         if i > 0 {
             out.push_str(", ");
         }
-        safe_repr(out, item, depth + 1);
+        safe_repr(out, item, depth + 1, cap);
     }
     out.push_str(close);
 }
@@ -121,11 +147,17 @@ fn width(s: &str) -> usize {
 /// `PrettyPrinter._format`: `v` at column `indent`, leaving `allowance` columns for what
 /// follows it on its last line, `level` containers deep.
 fn format(out: &mut String, v: &Value<'_>, indent: usize, allowance: usize, level: usize) {
+    // Only whether the repr fits matters here, so it is printed no further than the most
+    // bytes a line of WIDTH characters can take: past that it cannot fit.
     let mut rep = String::new();
-    safe_repr(&mut rep, v, 0);
+    safe_repr(&mut rep, v, 0, REPR_CAP);
     let max_width = WIDTH as isize - indent as isize - allowance as isize;
-    if (width(&rep) as isize) <= max_width || level > MAX_DEPTH {
+    if rep.len() <= REPR_CAP && (width(&rep) as isize) <= max_width {
         out.push_str(&rep);
+        return;
+    }
+    if level > MAX_DEPTH {
+        safe_repr(out, v, 0, print_limit());
         return;
     }
     match shape(v) {
@@ -147,8 +179,8 @@ fn format(out: &mut String, v: &Value<'_>, indent: usize, allowance: usize, leve
             seq_items(out, &items, indent + 1, allowance + end.len(), level + 1);
             out.push_str(end);
         }
-        Shape::Str(s) => string(out, s, &rep, indent, allowance, level + 1),
-        Shape::Other => out.push_str(&rep),
+        Shape::Str(s) => string(out, s, indent, allowance, level + 1),
+        Shape::Other => write_repr(out, v),
     }
 }
 
@@ -162,9 +194,12 @@ fn dict_items(
 ) {
     let last_index = entries.len() - 1;
     for (i, (k, v)) in entries.iter().enumerate() {
+        if full(out) {
+            return;
+        }
         let last = i == last_index;
         let mut key = String::new();
-        safe_repr(&mut key, k, 0);
+        safe_repr(&mut key, k, 0, print_limit());
         out.push_str(&key);
         out.push_str(": ");
         let at = indent + width(&key) + 2;
@@ -179,6 +214,9 @@ fn dict_items(
 /// `_format_items`, `indent` already past the bracket.
 fn seq_items(out: &mut String, items: &[Value<'_>], indent: usize, allowance: usize, level: usize) {
     for (i, item) in items.iter().enumerate() {
+        if full(out) {
+            return;
+        }
         let last = i + 1 == items.len();
         if i > 0 {
             out.push_str(",\n");
@@ -253,7 +291,7 @@ fn str_repr(s: &str) -> String {
 
 /// `_pprint_str`: a long string as adjacent literals, one a line, broken at lines and words;
 /// parenthesized at the top level.
-fn string(out: &mut String, s: &str, rep: &str, indent: usize, allowance: usize, level: usize) {
+fn string(out: &mut String, s: &str, indent: usize, allowance: usize, level: usize) {
     let (indent, allowance) = if level == 1 {
         (indent + 1, allowance + 1)
     } else {
@@ -299,7 +337,11 @@ fn string(out: &mut String, s: &str, rep: &str, indent: usize, allowance: usize,
     }
     if chunks.len() <= 1 {
         // Python writes `rep`, which by now is the last line's repr.
-        out.push_str(if lines.is_empty() { rep } else { &last_rep });
+        if lines.is_empty() {
+            write_str_repr(out, s);
+        } else {
+            out.push_str(&last_rep);
+        }
         return;
     }
     if level == 1 {
