@@ -626,6 +626,7 @@ const BUG_FILES: &[(&str, Expect)] = &[
     ("replace_blowup", Expect::Err("Limit(Output)")),
     ("format_doubling", Expect::Err("Limit(Output)")),
     ("shared_list_print", Expect::Err("Limit(Output)")),
+    ("shared_list_pprint", Expect::Err("Limit(Output)")),
     ("shared_list_tojson", Expect::Err("Limit(Output)")),
     ("shared_list_compare", Expect::TextOrLimit("True")),
     // Quadratic copying that fuel does not charge for: ~11 s in release, over the guard in
@@ -969,6 +970,7 @@ fn engine_bug_shared_nested_lists_hang() {
     // `[s, s]` 40 times is a DAG with 2^40 leaves: printing, tojson and == walk it all
     // without fuel or output checks and hang.
     let mut cases = file_case("shared_list_print");
+    cases.extend(file_case("shared_list_pprint"));
     cases.extend(file_case("shared_list_tojson"));
     cases.extend(file_case("shared_list_compare"));
     run_all(&cases);

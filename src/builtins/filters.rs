@@ -160,7 +160,7 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
         "last" => last as FilterFn,
         "pprint" => |ctx, v, a, k| {
             no_args("pprint", a, k)?;
-            Ok(ctx.str(&super::args::repr(&v)))
+            Ok(ctx.str(&crate::value::pprint::pformat(&v)))
         },
         "xmlattr" => xmlattr as FilterFn,
         "urlencode" => urlencode as FilterFn,
@@ -174,7 +174,7 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
                 .copied()
                 .unwrap_or(Value::UNDEFINED))
         },
-        "urlize" => |_, _, _, _| Err(err!(Unknown, "the urlize filter is not supported")),
+        "urlize" => super::urlize::urlize as FilterFn,
         _ => return None,
     };
     Some(f)

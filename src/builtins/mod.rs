@@ -18,6 +18,7 @@ mod seqfilters;
 mod strftime;
 mod strmethods;
 mod tests;
+mod urlize;
 
 use crate::error::Error;
 use crate::value::{Ctx, Global, VResult, Value};

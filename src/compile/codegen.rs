@@ -34,6 +34,13 @@ use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target,
 use crate::syntax::Span;
 use crate::value::ops::{BinOp, CmpOp};
 
+/// Names a template cannot spell, bound by recursive loops: the loop's function (in the
+/// enclosing scope), its two parameters, and a mark in the loop's own scope.
+const REC_FUNC: &str = "loop()";
+const REC_ITEMS: &str = "loop(items)";
+const REC_DEPTH: &str = "loop(depth)";
+const REC_MARK: &str = "loop(recursive)";
+
 /// Generates the program for `ast`; `source` is the normalized source (for errors).
 pub(super) fn generate(
     ast: &[Stmt<'_>],
@@ -367,8 +374,18 @@ impl<'s, 'a> Gen<'s, 'a> {
                 filter,
                 body,
                 otherwise,
+                recursive: false,
                 span,
             } => self.for_loop(&target, &iter, filter.as_ref(), body, otherwise, span)?,
+            Stmt::For {
+                target,
+                iter,
+                filter,
+                body,
+                otherwise,
+                recursive: true,
+                span,
+            } => self.recursive_loop(&target, &iter, filter.as_ref(), body, otherwise, span)?,
             Stmt::Set { target, value } => {
                 if let Target::Attr(ns, attr, span) = target {
                     self.load_name(ns);
@@ -527,12 +544,18 @@ impl<'s, 'a> Gen<'s, 'a> {
         span: Span,
     ) -> GResult {
         self.enter(span)?;
+        // The loop inside a recursive loop's function iterates that function's parameter,
+        // a name no template can spell.
+        let recursive = matches!(iter.kind, ExprKind::Name(REC_ITEMS));
         let mut names = Vec::new();
         target_names(target, &mut names);
         let loop_var_count = names.len();
         names.push("loop");
+        if recursive {
+            names.push(REC_MARK);
+        }
         stored_names(body, &mut names);
-        let inner: Vec<&'a str> = names[loop_var_count + 1..].to_vec();
+        let inner: Vec<&'a str> = names[loop_var_count + 1 + usize::from(recursive)..].to_vec();
 
         self.expr(iter)?;
         self.push_scope(&names)?;
@@ -559,8 +582,15 @@ impl<'s, 'a> Gen<'s, 'a> {
             self.emit(Instr::CollectEnd);
         }
         let loop_slot = self.local_slot("loop");
-        self.mark(span);
-        self.emit(Instr::IterInit(loop_slot));
+        if recursive {
+            // The loop's depth: a parameter of the function the loop compiles to.
+            self.load_name(REC_DEPTH);
+            self.mark(span);
+            self.emit(Instr::IterInitAt(loop_slot));
+        } else {
+            self.mark(span);
+            self.emit(Instr::IterInit(loop_slot));
+        }
         let top = self.pc();
         let exit = self.emit(Instr::Iter(0));
         self.store(target)?;
@@ -586,6 +616,127 @@ impl<'s, 'a> Gen<'s, 'a> {
         self.patch(loop_end, after);
         self.depth -= 1;
         Ok(())
+    }
+
+    /// `{% for ... recursive %}`: compiled as jinja2 does, to a function of the items and
+    /// the depth that runs the whole loop (filter and `else` included) and returns its output;
+    /// `loop(items)` in the body calls it again one level deeper. The template calls it once
+    /// with the loop's iterable at depth 1 and outputs the result.
+    fn recursive_loop(
+        &mut self,
+        target: &Target<'a>,
+        iter: &Expr<'a>,
+        filter: Option<&Expr<'a>>,
+        body: &[Stmt<'a>],
+        otherwise: Option<&[Stmt<'a>]>,
+        span: Span,
+    ) -> GResult {
+        self.enter(span)?;
+        // The function, in a slot of the enclosing scope, where the body finds it.
+        self.push_scope(&[REC_FUNC])?;
+        let func_slot = self.local_slot(REC_FUNC);
+        let skip = self.emit(Instr::Jump(0));
+        let id = self.p.macros.len() as u32;
+        let entry = self.pc();
+        let definer = self.cur_func().id;
+        self.funcs.push(Func {
+            id: id + 1,
+            next_slot: 0,
+            definer: Some(definer),
+            uses_varargs: false,
+            uses_kwargs: false,
+        });
+        self.push_scope(&[REC_ITEMS, REC_DEPTH])?;
+        let params: Box<[u32]> = [REC_ITEMS, REC_DEPTH]
+            .iter()
+            .map(|n| self.str_const(n))
+            .collect();
+        self.p.macros.push(MacroInfo {
+            name: "loop".into(),
+            entry,
+            slots: 0,
+            params,
+            caller_slot: NONE16,
+            varargs_slot: NONE16,
+            kwargs_slot: NONE16,
+        });
+        let items = Expr {
+            kind: ExprKind::Name(REC_ITEMS),
+            span: iter.span,
+        };
+        let saved_loops = std::mem::take(&mut self.loops);
+        let compiled = self.for_loop(target, &items, filter, body, otherwise, span);
+        self.loops = saved_loops;
+        compiled?;
+        self.emit(Instr::Return);
+        self.scopes.pop();
+        let f = self.funcs.pop();
+        if let (Some(info), Some(f)) = (self.p.macros.get_mut(id as usize), f) {
+            info.slots = u32::from(f.next_slot);
+        }
+        let here = self.pc();
+        self.patch(skip, here);
+        self.emit(Instr::MakeMacro(id));
+        self.emit(Instr::Store(func_slot));
+        self.emit(Instr::Load(func_slot));
+        self.expr(iter)?;
+        self.lit(Lit::Int(1));
+        self.mark(span);
+        self.emit(Instr::Call {
+            argc: 2,
+            kw: NONE16,
+        });
+        self.emit(Instr::Emit);
+        self.scopes.pop();
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// `loop(items)` in the body of a recursive loop (the innermost loop): the loop's
+    /// function called again one level deeper. False (nothing emitted) when the innermost
+    /// `loop` is not a recursive loop's, whose call then fails as jinja2's does.
+    fn recursive_call(&mut self, f: &Expr<'a>, args: &Args<'a>, span: Span) -> Result<bool, Error> {
+        if !matches!(f.kind, ExprKind::Name("loop")) {
+            return Ok(false);
+        }
+        let cur = self.cur_func().id;
+        let innermost = self
+            .scopes
+            .iter()
+            .rev()
+            .take_while(|s| s.func == cur)
+            .find(|s| s.lookup("loop").is_some());
+        if !innermost.is_some_and(|s| s.lookup(REC_MARK).is_some()) {
+            return Ok(false);
+        }
+        let [item] = args.pos else {
+            let given = args.pos.len() + args.kw.len() + 1;
+            let msg = format!(
+                "LoopContext.__call__() takes 2 positional arguments but {given} were given"
+            );
+            let i = self.owned_str(msg);
+            self.mark(span);
+            self.emit(Instr::Fail(i));
+            return Ok(true);
+        };
+        if !args.kw.is_empty() || args.star.is_some() || args.dstar.is_some() {
+            let i = self
+                .owned_str("LoopContext.__call__() got an unexpected keyword argument".to_string());
+            self.mark(span);
+            self.emit(Instr::Fail(i));
+            return Ok(true);
+        }
+        self.load_name(REC_FUNC);
+        self.expr(item)?;
+        self.load_name(REC_DEPTH);
+        self.lit(Lit::Int(1));
+        self.emit(Instr::Bin(BinOp::Add));
+        self.mark(span);
+        self.emit(Instr::Call {
+            argc: 2,
+            kw: NONE16,
+        });
+        Ok(true)
     }
 
     fn macro_def(&mut self, m: &MacroDef<'a>) -> Result<u32, Error> {
@@ -826,7 +977,11 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.mark(e.span);
                 self.emit(Instr::Dict(items.len() as u32));
             }
-            ExprKind::Call(f, args) => self.call(f, &args, e.span, None)?,
+            ExprKind::Call(f, args) => {
+                if !self.recursive_call(f, &args, e.span)? {
+                    self.call(f, &args, e.span, None)?;
+                }
+            }
             ExprKind::Filter(value, name, args) => {
                 self.expr(value)?;
                 let argc = self.args(&args, e.span, None)?;

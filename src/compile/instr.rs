@@ -127,6 +127,8 @@ pub(crate) enum Instr {
     /// Pop an iterable and start a loop over it; store the loop object in slot `i` unless
     /// [`NONE16`].
     IterInit(u16),
+    /// Pop a depth and an iterable: `IterInit` for a recursive loop's level `depth`.
+    IterInitAt(u16),
     /// Push the next item of the innermost loop, or jump to `pc` when it is exhausted.
     Iter(u32),
     /// End the innermost loop; jump to `pc` if it ran at least once (past the `else` body).

@@ -142,13 +142,15 @@ pub(crate) enum Stmt<'a> {
         branches: &'a [(Expr<'a>, &'a [Stmt<'a>])],
         otherwise: Option<&'a [Stmt<'a>]>,
     },
-    /// `{% for target in iter if filter %}body{% else %}otherwise{% endfor %}`
+    /// `{% for target in iter if filter recursive %}body{% else %}otherwise{% endfor %}`
     For {
         target: Target<'a>,
         iter: Expr<'a>,
         filter: Option<Expr<'a>>,
         body: &'a [Stmt<'a>],
         otherwise: Option<&'a [Stmt<'a>]>,
+        /// `recursive`: the body may call `loop(items)` to run the loop again over `items`.
+        recursive: bool,
         span: Span,
     },
     /// `{% set target = value %}`

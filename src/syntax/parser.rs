@@ -272,10 +272,7 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        if self.eat_name("recursive") {
-            return Err(err!(Syntax, "recursive loops are not supported")
-                .with_offset(self.src, span.start as usize));
-        }
+        let recursive = self.eat_name("recursive");
         self.expect_block_end()?;
         let (body, end) = self.body(&["endfor", "else"])?;
         let otherwise = if end == "else" {
@@ -291,6 +288,7 @@ impl<'a> Parser<'a> {
             filter,
             body,
             otherwise,
+            recursive,
             span,
         })
     }

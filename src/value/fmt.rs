@@ -33,6 +33,11 @@ pub(crate) fn set_print_limit(max: usize) {
     PRINT_LIMIT.with(|l| l.set(max));
 }
 
+/// The most bytes one value prints on this thread (see [`PRINT_LIMIT`]).
+pub(crate) fn print_limit() -> usize {
+    PRINT_LIMIT.with(Cell::get)
+}
+
 /// Appends `str(v)` to `out`; Undefined prints as nothing.
 pub(crate) fn write_str(out: &mut String, v: &Value<'_>) {
     match v {

@@ -11,6 +11,7 @@ pub(crate) mod fmt;
 pub(crate) mod json;
 pub(crate) mod markup;
 pub(crate) mod ops;
+pub(crate) mod pprint;
 
 use std::cell::{Cell, RefCell};
 

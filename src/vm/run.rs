@@ -523,14 +523,21 @@ impl<'a, 'o> Vm<'a, 'o> {
                     }
                     self.stack.extend(items.iter().rev().copied());
                 }
-                Instr::IterInit(slot) => {
+                Instr::IterInit(slot) | Instr::IterInitAt(slot) => {
+                    let depth = match instr {
+                        Instr::IterInitAt(_) => match self.pop() {
+                            Value::Int(d) => usize::try_from(d).unwrap_or(1),
+                            _ => 1,
+                        },
+                        _ => 1,
+                    };
                     let v = self.pop();
                     let items = ops::iterate(ctx, v)?;
                     let state = (slot != NONE16).then(|| {
                         &*ctx.arena.alloc(LoopState {
                             items,
                             index0: std::cell::Cell::new(0),
-                            depth: 1,
+                            depth,
                             changed: std::cell::Cell::new(None),
                         })
                     });
