@@ -645,6 +645,7 @@ impl<'s, 'a> Gen<'s, 'a> {
             definer: Some(definer),
             uses_varargs: false,
             uses_kwargs: false,
+            uses_caller: false,
         });
         self.push_scope(&[REC_ITEMS, REC_DEPTH])?;
         let params: Box<[u32]> = [REC_ITEMS, REC_DEPTH]

@@ -123,7 +123,7 @@ enum Saved {
     Json(usize),
     Iter(IterKind, Vec<Saved>),
     Ns(usize),
-    Macro(u32, u32),
+    Macro(u32, u32, Option<Box<str>>),
     Method(Box<Saved>, String),
     Global(Global),
     /// The message loop's `loop` object.
@@ -201,7 +201,7 @@ impl<'a> Saver<'_, 'a> {
                 Saved::Ns(i)
             }
             Value::Callable(c) => match *c {
-                Callable::Macro { id, env } => Saved::Macro(id, env),
+                Callable::Macro { id, env, name } => Saved::Macro(id, env, name.map(Box::from)),
                 Callable::Method { recv, name } => {
                     Saved::Method(Box::new(self.save(&recv, d)?), name.to_string())
                 }
@@ -384,7 +384,11 @@ impl<'a> Loader<'_, 'a> {
                 .namespaces
                 .get(*i)
                 .map_or(Value::UNDEFINED, |ns| Value::Ns(ns)),
-            Saved::Macro(id, env) => ctx.callable(Callable::Macro { id: *id, env: *env }),
+            Saved::Macro(id, env, name) => ctx.callable(Callable::Macro {
+                id: *id,
+                env: *env,
+                name: name.as_deref().map(|n| &*ctx.arena.alloc_str(n)),
+            }),
             Saved::Method(recv, name) => ctx.callable(Callable::Method {
                 recv: self.load(recv),
                 name,
