@@ -16,6 +16,7 @@ mod user;
 
 pub use user::GrammarError;
 
+pub(crate) use specs::WITHOUT_SPEC;
 pub(crate) use table::SPECS;
 
 const COMMON: &str = include_str!("../../../grammar/common.peg");

@@ -148,6 +148,31 @@ const QWEN_XML: [&str; 6] = [
 ];
 
 /// The spec of the hand-written format `name`, or `None` for an unknown name.
+/// The formats that have no spec yet (grammar export refuses them with a clear error).
+pub(crate) const WITHOUT_SPEC: &[&str] = &[
+    "think",
+    "kimi-vl",
+    "olmo3",
+    "step3",
+    "longcat",
+    "ernie45",
+    "granite-20b-fc",
+    "minimax-m1",
+    "openpangu",
+    "dots",
+    "minicpm5",
+    "poolside-v1",
+    "hy-v3",
+    "k2-horizon",
+    "plamo3",
+    "inkling",
+    "muse",
+    "generic",
+    "cwm",
+    "solar-open2",
+    "rwkv",
+];
+
 pub(crate) fn spec(name: &str) -> Option<FormatSpec> {
     let none = ReasoningSpec::default();
     let b = match name {
@@ -469,8 +494,12 @@ mod tests {
 
     #[test]
     fn every_format_has_a_spec_named_after_it() {
+        let mut missing = Vec::new();
         for (name, _) in Format::names() {
-            let s = spec(name).unwrap_or_else(|| panic!("no spec for {name}"));
+            let Some(s) = spec(name) else {
+                missing.push(name);
+                continue;
+            };
             assert_eq!(s.format.as_deref(), Some(name));
             assert!(s.tools.is_some(), "{name} has tool calls");
             assert!(
@@ -479,5 +508,8 @@ mod tests {
             );
         }
         assert!(spec("nope").is_none());
+        // The formats added for other servers' parser names have no spec yet, so grammar
+        // export does not cover them; a new format must get a spec or be listed here.
+        assert_eq!(missing, WITHOUT_SPEC, "formats without a spec");
     }
 }
