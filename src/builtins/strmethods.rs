@@ -704,6 +704,87 @@ fn py_title(s: &str) -> String {
     out
 }
 
+/// `str.casefold()`: lowercase, then the full case foldings that differ from it.
+fn casefold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            'ß' | 'ẞ' => out.push_str("ss"),
+            'ς' => out.push('σ'),
+            'ſ' => out.push('s'),
+            'µ' => out.push('μ'),
+            '\u{345}' | '\u{1fbe}' => out.push('ι'),
+            'ϐ' => out.push('β'),
+            'ϑ' => out.push('θ'),
+            'ϕ' => out.push('φ'),
+            'ϖ' => out.push('π'),
+            'ϰ' => out.push('κ'),
+            'ϱ' => out.push('ρ'),
+            'ϵ' => out.push('ε'),
+            'ẛ' => out.push('ṡ'),
+            'ŉ' => out.push_str("ʼn"),
+            'և' => out.push_str("եւ"),
+            'ﬀ' => out.push_str("ff"),
+            'ﬁ' => out.push_str("fi"),
+            'ﬂ' => out.push_str("fl"),
+            'ﬃ' => out.push_str("ffi"),
+            'ﬄ' => out.push_str("ffl"),
+            'ﬅ' | 'ﬆ' => out.push_str("st"),
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out
+}
+
+fn unicode_ident_start(c: char) -> bool {
+    c.is_alphabetic()
+}
+
+fn unicode_ident_continue(c: char) -> bool {
+    c == '_' || c.is_alphanumeric() || matches!(c, '\u{300}'..='\u{36f}' | '\u{200c}' | '\u{200d}')
+}
+
+/// Python's `str.isprintable` per character: not a control, separator (other than the
+/// space), format, surrogate or private-use character.
+fn is_printable(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    !(c.is_control()
+        || c.is_whitespace()
+        || matches!(c, '\u{ad}' | '\u{600}'..='\u{605}' | '\u{61c}' | '\u{6dd}' | '\u{70f}'
+            | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}' | '\u{e000}'..='\u{f8ff}'
+            | '\u{f0000}'..='\u{10ffff}' | '\u{e0001}' | '\u{e0020}'..='\u{e007f}'))
+}
+
+/// The items of a mapping as keyword arguments (`str.format_map`); keys must be strings.
+fn mapping_pairs<'a>(ctx: &Ctx<'a>, m: Value<'a>) -> Result<Vec<(&'a str, Value<'a>)>, Error> {
+    match m {
+        Value::Dict(entries) => entries
+            .iter()
+            .map(|(k, v)| match k {
+                Value::Str(s) => Ok((*s, *v)),
+                other => Err(err!(
+                    Type,
+                    "format_map keys must be strings, not {}",
+                    other.type_name()
+                )),
+            })
+            .collect(),
+        Value::Json(serde_json::Value::Object(o)) => Ok(o
+            .iter()
+            .map(|(k, v)| (k.as_str(), Value::from_json_in(v, ctx)))
+            .collect()),
+        other => Err(err!(
+            Type,
+            "'{}' object is not a mapping",
+            other.type_name()
+        )),
+    }
+}
+
 #[cfg(test)]
 mod unit {
     use super::super::args::testutil::{leak, s as show, with_ctx};
@@ -838,86 +919,5 @@ mod unit {
             m(", ", "join", &[Value::List(&[Value::Int(1)])], &[]),
             "!Type"
         );
-    }
-}
-
-/// `str.casefold()`: lowercase, then the full case foldings that differ from it.
-fn casefold(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            'ß' | 'ẞ' => out.push_str("ss"),
-            'ς' => out.push('σ'),
-            'ſ' => out.push('s'),
-            'µ' => out.push('μ'),
-            '\u{345}' | '\u{1fbe}' => out.push('ι'),
-            'ϐ' => out.push('β'),
-            'ϑ' => out.push('θ'),
-            'ϕ' => out.push('φ'),
-            'ϖ' => out.push('π'),
-            'ϰ' => out.push('κ'),
-            'ϱ' => out.push('ρ'),
-            'ϵ' => out.push('ε'),
-            'ẛ' => out.push('ṡ'),
-            'ŉ' => out.push_str("ʼn"),
-            'և' => out.push_str("եւ"),
-            'ﬀ' => out.push_str("ff"),
-            'ﬁ' => out.push_str("fi"),
-            'ﬂ' => out.push_str("fl"),
-            'ﬃ' => out.push_str("ffi"),
-            'ﬄ' => out.push_str("ffl"),
-            'ﬅ' | 'ﬆ' => out.push_str("st"),
-            c => out.extend(c.to_lowercase()),
-        }
-    }
-    out
-}
-
-fn unicode_ident_start(c: char) -> bool {
-    c.is_alphabetic()
-}
-
-fn unicode_ident_continue(c: char) -> bool {
-    c == '_' || c.is_alphanumeric() || matches!(c, '\u{300}'..='\u{36f}' | '\u{200c}' | '\u{200d}')
-}
-
-/// Python's `str.isprintable` per character: not a control, separator (other than the
-/// space), format, surrogate or private-use character.
-fn is_printable(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    !(c.is_control()
-        || c.is_whitespace()
-        || matches!(c, '\u{ad}' | '\u{600}'..='\u{605}' | '\u{61c}' | '\u{6dd}' | '\u{70f}'
-            | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
-            | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}'
-            | '\u{fff9}'..='\u{fffb}' | '\u{e000}'..='\u{f8ff}'
-            | '\u{f0000}'..='\u{10ffff}' | '\u{e0001}' | '\u{e0020}'..='\u{e007f}'))
-}
-
-/// The items of a mapping as keyword arguments (`str.format_map`); keys must be strings.
-fn mapping_pairs<'a>(ctx: &Ctx<'a>, m: Value<'a>) -> Result<Vec<(&'a str, Value<'a>)>, Error> {
-    match m {
-        Value::Dict(entries) => entries
-            .iter()
-            .map(|(k, v)| match k {
-                Value::Str(s) => Ok((*s, *v)),
-                other => Err(err!(
-                    Type,
-                    "format_map keys must be strings, not {}",
-                    other.type_name()
-                )),
-            })
-            .collect(),
-        Value::Json(serde_json::Value::Object(o)) => Ok(o
-            .iter()
-            .map(|(k, v)| (k.as_str(), Value::from_json_in(v, ctx)))
-            .collect()),
-        other => Err(err!(
-            Type,
-            "'{}' object is not a mapping",
-            other.type_name()
-        )),
     }
 }

@@ -178,6 +178,11 @@ pub(crate) fn passes(format: &Format, spec: &FormatSpec, cases: &[Case]) -> bool
 pub(crate) fn name(spec: &FormatSpec, cases: &[Case]) -> Option<&'static str> {
     let mut best: Option<(i64, &'static str)> = None;
     for s in SPECS.iter() {
+        // Formats that exist for other servers' parser names and have no description of
+        // their own (several repeat an older family's syntax) are not offered as names.
+        if crate::output::formats::WITHOUT_SPEC.contains(&s.name) {
+            continue;
+        }
         let Ok(f) = Format::by_name(s.name) else {
             continue;
         };

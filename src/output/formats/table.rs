@@ -81,7 +81,7 @@ pub(crate) static SPECS: [Spec; COUNT] = [
     },
     Spec {
         name: "glm-4.5",
-        about: "GLM-4.5/4.6/4.7: <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>",
+        about: "GLM-4.5/4.6/4.7/5: <think>, <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>",
         grammar: &[g!("glm.peg")],
         params: &[THINK, UNTHINK],
     },
