@@ -342,6 +342,7 @@ pub unsafe extern "C" fn chatcodec_parser_new(
             reasoning,
             id_seed: seed,
             tools,
+            ..Default::default()
         };
         let parser = Parser {
             inner: output::StreamParser::with_options(&format, options),

@@ -436,6 +436,7 @@ impl StreamParser {
             reasoning,
             id_seed: id_seed.unwrap_or_else(output::random_id_seed),
             tools,
+            ..Default::default()
         };
         Ok(StreamParser {
             inner: output::StreamParser::with_options(&format, options),
