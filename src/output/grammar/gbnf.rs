@@ -1,69 +1,16 @@
 //! Printing rules as GBNF, the grammar format of llama.cpp (`root ::= …`).
 
-use super::ir::{Expr, Rules};
+use super::ir::Rules;
+use super::print::{expr, Dialect};
 use std::fmt::Write;
 
 /// The rules as a GBNF grammar; the first rule is `root`.
 pub(crate) fn print(rules: &Rules) -> String {
     let mut out = String::new();
     for (name, e) in &rules.rules {
-        let _ = writeln!(out, "{name} ::= {}", expr(e, true));
+        let _ = writeln!(out, "{name} ::= {}", expr(&Syntax, e, true));
     }
     out
-}
-
-fn expr(e: &Expr, top: bool) -> String {
-    match e {
-        Expr::Empty => "\"\"".into(),
-        Expr::Lit(s) => split(s, top, literal),
-        Expr::Class { negated, ranges } => class(*negated, ranges),
-        Expr::Ref(n) => n.clone(),
-        Expr::Seq(v) => {
-            let s = v
-                .iter()
-                .map(|x| expr(x, false))
-                .collect::<Vec<_>>()
-                .join(" ");
-            if top {
-                s
-            } else {
-                format!("({s})")
-            }
-        }
-        Expr::Alt(v) => {
-            let has_empty = v.contains(&Expr::Empty);
-            let items: Vec<String> = v
-                .iter()
-                .filter(|x| **x != Expr::Empty)
-                .map(|x| expr(x, true))
-                .collect();
-            let s = items.join(" | ");
-            if has_empty {
-                format!("({s})?")
-            } else if top {
-                s
-            } else {
-                format!("({s})")
-            }
-        }
-        Expr::Opt(x) => format!("{}?", atom(x)),
-        Expr::Star(x) => format!("{}*", atom(x)),
-        Expr::Plus(x) => format!("{}+", atom(x)),
-    }
-}
-
-fn atom(e: &Expr) -> String {
-    match e {
-        Expr::Seq(_) | Expr::Alt(_) => {
-            let s = expr(e, false);
-            if s.starts_with('(') && s.ends_with(')') {
-                s
-            } else {
-                format!("({s})")
-            }
-        }
-        _ => expr(e, false),
-    }
 }
 
 fn esc(c: char, out: &mut String, in_class: bool) {
@@ -109,13 +56,19 @@ fn class(negated: bool, ranges: &[(char, char)]) -> String {
     out
 }
 
-/// A literal as one literal per character: engines that lex (llguidance) then never have to
-/// choose between a marker and free text that starts with the same character.
-fn split(s: &str, top: bool, lit: impl Fn(&str) -> String) -> String {
-    let parts: Vec<String> = s.chars().map(|c| lit(c.encode_utf8(&mut [0; 4]))).collect();
-    if parts.len() == 1 || top {
-        parts.join(" ")
-    } else {
-        format!("({})", parts.join(" "))
+/// The GBNF way of writing literals, classes and references.
+struct Syntax;
+
+impl Dialect for Syntax {
+    fn literal(&self, c: &str) -> String {
+        literal(c)
+    }
+
+    fn class(&self, negated: bool, ranges: &[(char, char)]) -> String {
+        class(negated, ranges)
+    }
+
+    fn reference(&self, name: &str) -> String {
+        name.to_string()
     }
 }

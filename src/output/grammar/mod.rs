@@ -28,6 +28,7 @@ mod gbnf;
 mod harmony;
 mod ir;
 mod lark;
+mod print;
 mod schema;
 mod structural_tag;
 
