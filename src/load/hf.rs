@@ -204,6 +204,33 @@ fn has_model_files(dir: &Path) -> bool {
     .any(|f| dir.join(f).is_file())
 }
 
+/// The named templates of `additional_chat_templates/*.jinja` (the file stem is the name),
+/// sorted by name; none when the folder is absent.
+fn additional_templates(dir: &Path) -> Result<Vec<(String, String)>, Error> {
+    let mut extra = Vec::new();
+    let extra_dir = dir.join("additional_chat_templates");
+    if !extra_dir.is_dir() {
+        return Ok(extra);
+    }
+    let entries = std::fs::read_dir(&extra_dir)
+        .map_err(|e| err!(Input, "cannot list {}: {e}", extra_dir.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(name) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".jinja"))
+        else {
+            continue;
+        };
+        if let Some(t) = read_jinja(&path)? {
+            extra.push((name.to_string(), t));
+        }
+    }
+    extra.sort();
+    Ok(extra)
+}
+
 /// Reads the model folder at `dir`.
 pub(crate) fn read_folder(dir: &Path) -> Result<ModelFolder, Error> {
     if !dir.is_dir() {
@@ -227,30 +254,11 @@ pub(crate) fn read_folder(dir: &Path) -> Result<ModelFolder, Error> {
         folder.templates.push(("default".to_string(), t));
         folder.origin = "chat_template.jinja".to_string();
     }
-    let extra_dir = dir.join("additional_chat_templates");
-    if extra_dir.is_dir() {
-        let mut extra = Vec::new();
-        let entries = std::fs::read_dir(&extra_dir)
-            .map_err(|e| err!(Input, "cannot list {}: {e}", extra_dir.display()))?;
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Some(name) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(".jinja"))
-            else {
-                continue;
-            };
-            if let Some(t) = read_jinja(&path)? {
-                extra.push((name.to_string(), t));
-            }
-        }
-        extra.sort();
-        if folder.origin.is_empty() && !extra.is_empty() {
-            folder.origin = "additional_chat_templates/".to_string();
-        }
-        folder.templates.extend(extra);
+    let extra = additional_templates(dir)?;
+    if folder.origin.is_empty() && !extra.is_empty() {
+        folder.origin = "additional_chat_templates/".to_string();
     }
+    folder.templates.extend(extra);
     if folder.templates.is_empty() {
         let path = dir.join("chat_template.json");
         if let Some(v) = read_json(&path)? {
@@ -341,26 +349,7 @@ pub(crate) fn read_processor(dir: &Path) -> Result<ProcessorFiles, Error> {
         marker: PROCESSOR_FILES.into_iter().find(|f| dir.join(f).is_file()),
         ..ProcessorFiles::default()
     };
-    let mut extra = Vec::new();
-    let extra_dir = dir.join("additional_chat_templates");
-    if extra_dir.is_dir() {
-        let entries = std::fs::read_dir(&extra_dir)
-            .map_err(|e| err!(Input, "cannot list {}: {e}", extra_dir.display()))?;
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Some(name) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(".jinja"))
-            else {
-                continue;
-            };
-            if let Some(t) = read_jinja(&path)? {
-                extra.push((name.to_string(), t));
-            }
-        }
-        extra.sort();
-    }
+    let extra = additional_templates(dir)?;
     let legacy_path = dir.join("chat_template.json");
     if let Some(legacy) = read_json(&legacy_path)? {
         let Some(template) = legacy.get("chat_template") else {
