@@ -14,6 +14,7 @@ pub struct ChatTemplate {
     template: Template,
     special_tokens: Map<String, Value>,
     caps: std::sync::OnceLock<super::caps::Caps>,
+    content_format: std::sync::OnceLock<super::media::ContentFormat>,
 }
 
 impl std::fmt::Debug for ChatTemplate {
@@ -39,7 +40,16 @@ impl ChatTemplate {
             template: Template::new(source)?,
             special_tokens,
             caps: std::sync::OnceLock::new(),
+            content_format: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Whether the template reads message content as parts or as a string
+    /// ([`super::media::ContentFormat::detect`]), found on first use and kept.
+    pub fn content_format(&self) -> super::media::ContentFormat {
+        *self
+            .content_format
+            .get_or_init(|| super::media::ContentFormat::detect(&self.template))
     }
 
     /// The template's capabilities, probed on first use (with its special tokens, as

@@ -185,6 +185,8 @@ struct Settings<'a> {
     content_format: Option<&'a str>,
     placeholders: chatcodec::chat::media::Placeholders,
     polyfill: Option<Polyfills>,
+    /// The plain template's content format, detected on first use.
+    plain_format: std::cell::OnceCell<chatcodec::chat::media::ContentFormat>,
     /// The plain template's capabilities, probed on first use.
     caps: std::cell::OnceCell<Caps>,
     mark: bool,
@@ -250,11 +252,12 @@ impl Renderer {
         }
         if let Some(format) = s.content_format {
             let format = match (format, self) {
-                ("auto", Renderer::Plain(t)) => media::ContentFormat::detect(t),
-                ("auto", Renderer::Model(model, _)) => {
-                    let has_tools = request.get("tools").is_some_and(|t| !t.is_null());
-                    let chosen = model.select(s.name, has_tools)?;
-                    media::ContentFormat::detect(chosen.template())
+                ("auto", Renderer::Plain(t)) => *s
+                    .plain_format
+                    .get_or_init(|| media::ContentFormat::detect(t)),
+                ("auto", Renderer::Model(model, cache)) => {
+                    let pos = Self::cached(model, cache, &request, s)?;
+                    cache.borrow()[pos].content_format()
                 }
                 (name, _) => media::ContentFormat::from_name(name)?,
             };
@@ -390,6 +393,7 @@ fn run_inner(args: Args) -> Result<(), Failure> {
             Some(list) => Some(Polyfills::parse(list).map_err(failure)?),
             None => None,
         },
+        plain_format: std::cell::OnceCell::new(),
         caps: std::cell::OnceCell::new(),
         mark: args.mark_control_tokens,
         spans: args.control_spans,

@@ -57,7 +57,7 @@ pub(crate) fn run(args: Args) -> i32 {
         println!("token: {k} = {v}");
     }
     if let Ok(t) = model.select(None, false) {
-        let format = chatcodec::chat::media::ContentFormat::detect(t.template());
+        let format = t.content_format();
         println!("content format: {}", format.name());
     }
     if let (Some(marker), Some(dir)) = (model.processor_marker(), &args.model) {
@@ -70,7 +70,7 @@ pub(crate) fn run(args: Args) -> i32 {
                     println!("processor template: {name} ({len} bytes)");
                 }
                 if let Ok(t) = p.select(None, false) {
-                    let format = chatcodec::chat::media::ContentFormat::detect(t.template());
+                    let format = t.content_format();
                     println!("processor content format: {}", format.name());
                 }
             }
