@@ -9,13 +9,13 @@ shared="$root/../shared/corpus"
 out=${1:-"$here/corpus"}
 if [ ! -d "$shared/templates" ]; then
     echo "seed.sh: $shared not found; fuzzing starts from empty corpora" >&2
-    mkdir -p "$out/compile" "$out/render" "$out/request" "$out/gguf" "$out/output"
+    mkdir -p "$out/compile" "$out/render" "$out/request" "$out/gguf" "$out/output" "$out/grammar"
     exit 0
 fi
 python3 - "$shared" "$root" "$out" <<'PY'
 import json, os, struct, sys
 shared, root, out = sys.argv[1:4]
-for d in ("compile", "render", "request", "gguf", "output"):
+for d in ("compile", "render", "request", "gguf", "output", "grammar"):
     os.makedirs(os.path.join(out, d), exist_ok=True)
 tdir = os.path.join(shared, "templates")
 scen = [json.load(open(os.path.join(shared, "scenarios", f)))
@@ -25,6 +25,7 @@ templates = sorted(f for f in os.listdir(tdir) if f.endswith(".jinja"))
 for i, name in enumerate(templates):
     src = open(os.path.join(tdir, name), "rb").read()
     open(os.path.join(out, "compile", name), "wb").write(src)
+    open(os.path.join(out, "grammar", name), "wb").write(src)
     req = scen[i % len(scen)] if scen else {}
     open(os.path.join(out, "render", name), "wb").write(src + b"\0" + json.dumps(req).encode())
 for i, s in enumerate(scen):
