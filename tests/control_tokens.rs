@@ -217,3 +217,109 @@ fn control_tokens_match_transformers() {
     assert!(marked_total > 0, "no control token was ever marked");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// GGUF files: `tests/reference/gguf_control.py` writes GGUF files whose vocabularies mix
+/// control, user-defined, normal and missing tokens for every tokenizer model transformers
+/// builds from a GGUF, and reports the tokenizer transformers builds. chatcodec must have the
+/// same added tokens (ids, texts, specialness), find the same control tokens and special
+/// tokens, and render the marked request byte for byte as transformers' renderer did.
+#[test]
+fn gguf_control_tokens_match_transformers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::env::temp_dir().join(format!("chatcodec-gguf-control-{}", std::process::id()));
+    let output = Command::new("python3")
+        .arg(root.join("tests/reference/gguf_control.py"))
+        .arg(&out)
+        .output();
+    let Ok(output) = output else {
+        return skip("python3 not found");
+    };
+    if output.status.code() == Some(3) {
+        return skip(&String::from_utf8_lossy(&output.stderr));
+    }
+    assert!(
+        output.status.success(),
+        "gguf_control.py failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let reference: Value = serde_json::from_slice(&output.stdout).expect("reference JSON");
+    let request = json!({"messages": reference["request"], "add_generation_prompt": true});
+    let (mut passed, mut marked_total) = (0usize, 0usize);
+    let mut failures = Vec::new();
+    let results = reference["results"].as_array().expect("results");
+    for want in results {
+        let file = want["file"].as_str().expect("file");
+        let label = file.to_string();
+        let model = ModelTemplates::from_gguf(&out.join(file));
+        let model = match (model, want["ok"].as_bool()) {
+            (Ok(m), Some(true)) => m,
+            (Err(_), Some(false)) => {
+                passed += 1;
+                continue;
+            }
+            (Ok(_), _) => {
+                failures.push(format!(
+                    "{label}: transformers cannot build the tokenizer ({}), so nothing is compared",
+                    want["error"]
+                ));
+                continue;
+            }
+            (Err(e), _) => {
+                failures.push(format!("{label}: cannot load: {e}"));
+                continue;
+            }
+        };
+        let added: Vec<Value> = model
+            .added_tokens()
+            .iter()
+            .map(|t| json!([t.id, t.content, t.special]))
+            .collect();
+        if Value::Array(added.clone()) != want["added"] {
+            failures.push(format!(
+                "{label}: added tokens {added:?}, transformers {}",
+                want["added"]
+            ));
+            continue;
+        }
+        let tokens = model.control_tokens("default").expect("default template");
+        let expected: Vec<String> =
+            serde_json::from_value(want["control_tokens"].clone()).unwrap_or_default();
+        if tokens != expected {
+            failures.push(format!(
+                "{label}: control tokens {tokens:?}, transformers {expected:?}"
+            ));
+            continue;
+        }
+        // The template kwargs: the special tokens transformers passes to the renderer.
+        if Value::Object(model.special_tokens().clone()) != want["special_tokens"] {
+            failures.push(format!(
+                "{label}: special tokens {:?}, transformers {}",
+                model.special_tokens(),
+                want["special_tokens"]
+            ));
+            continue;
+        }
+        let text = model
+            .select(None, false)
+            .and_then(|t| t.apply(&mark_request(&request, &tokens)));
+        match text {
+            Ok(text) if text == want["marked"].as_str().unwrap_or_default() => {
+                marked_total += text.matches(MARK_START).count();
+                passed += 1;
+            }
+            Ok(text) => failures.push(format!(
+                "{label}: render differs: {}",
+                common::brief_difference(want["marked"].as_str().unwrap_or_default(), &text)
+            )),
+            Err(e) => failures.push(format!("{label}: render failed: {e}")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    say(&format!(
+        "gguf control tokens: {passed} passed, {} failed over {} GGUF files; {marked_total} control tokens marked",
+        failures.len(),
+        results.len()
+    ));
+    assert!(marked_total > 0, "no control token was ever marked");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -11,7 +11,10 @@
 //!   tokenizer's added tokens that are special, plus, when the tokenizer config lists
 //!   `chat_control_tokens`, the added tokens in that list; without that list, the added
 //!   tokens that occur in the template's literal text (its template data and string
-//!   constants), except whitespace tokens.
+//!   constants), except whitespace tokens. A GGUF file has no added-token list: its added
+//!   tokens are the ones transformers' GGUF tokenizer gets (the tokenizer class's default
+//!   special tokens, the tokens typed control, the user-defined ones, and the bos, eos, unk and
+//!   padding tokens; see `load::ModelTemplates::added_tokens`).
 //! - **User-supplied strings** ([`mark_request`]): every string value of the request —
 //!   messages, tools, documents and the extra template kwargs — but not dict keys, and not
 //!   the special tokens the model adds.

@@ -20,15 +20,14 @@ const MAX_TOKEN_BYTES: usize = 256 << 20;
 /// Arrays of arrays deeper than this are refused.
 const MAX_DEPTH: u32 = 4;
 
-/// Special-token id keys and the template kwarg each becomes.
-const TOKEN_IDS: [(&str, &str); 7] = [
+/// Special-token id keys and the template kwarg each becomes: the four transformers reads
+/// from a GGUF (`_SPECIAL_TOKENS` of its GGUF tokenizer mapping); a separator, class or mask
+/// id is not a template kwarg there, so it is not one here.
+const TOKEN_IDS: [(&str, &str); 4] = [
     ("tokenizer.ggml.bos_token_id", "bos_token"),
     ("tokenizer.ggml.eos_token_id", "eos_token"),
     ("tokenizer.ggml.unknown_token_id", "unk_token"),
-    ("tokenizer.ggml.seperator_token_id", "sep_token"),
     ("tokenizer.ggml.padding_token_id", "pad_token"),
-    ("tokenizer.ggml.cls_token_id", "cls_token"),
-    ("tokenizer.ggml.mask_token_id", "mask_token"),
 ];
 
 /// What a GGUF file says about chat formatting.
@@ -47,6 +46,8 @@ pub(crate) struct GgufMeta {
     pub special_tokens: Vec<(String, String)>,
     /// Whether the token list holds this text (used to tell families apart).
     pub token_markers: Vec<String>,
+    /// The added tokens transformers' GGUF tokenizer has (see [`super::gguf_tokens`]).
+    pub added_tokens: Vec<crate::chat::control::AddedToken>,
 }
 
 /// Token texts whose presence in the vocabulary hints at a model family.
@@ -225,6 +226,8 @@ pub(crate) fn read<R: Read>(inner: R) -> Result<GgufMeta, Error> {
     let mut meta = GgufMeta::default();
     let mut tokens: Vec<String> = Vec::new();
     let mut ids: Vec<(&'static str, u64)> = Vec::new();
+    let mut token_types: Vec<i64> = Vec::new();
+    let mut model: Option<String> = None;
     for _ in 0..kv_count {
         let key = r.string(MAX_KEY, "a metadata key")?;
         let ty = r.u32("a metadata type")?;
@@ -249,6 +252,8 @@ pub(crate) fn read<R: Read>(inner: R) -> Result<GgufMeta, Error> {
                 ));
             }
             ("tokenizer.ggml.tokens", 9) => tokens = read_tokens(&mut r, &what)?,
+            ("tokenizer.ggml.token_type", 9) => token_types = read_integers(&mut r, &what)?,
+            ("tokenizer.ggml.model", 8) => model = Some(r.string(MAX_STRING, &what)?),
             (k, _) if TOKEN_IDS.iter().any(|(id_key, _)| *id_key == k) => {
                 let name = TOKEN_IDS
                     .iter()
@@ -261,6 +266,13 @@ pub(crate) fn read<R: Read>(inner: R) -> Result<GgufMeta, Error> {
             _ => r.skip_value(ty, 0, &what)?,
         }
     }
+    meta.added_tokens = super::gguf_tokens::added_tokens(&super::gguf_tokens::Vocabulary {
+        architecture: meta.architecture.as_deref().unwrap_or(""),
+        model: model.as_deref().unwrap_or(""),
+        tokens: &tokens,
+        types: &token_types,
+        ids: &ids,
+    });
     for (name, id) in ids {
         let token = usize::try_from(id).ok().and_then(|i| tokens.get(i));
         if let Some(token) = token {
@@ -273,6 +285,44 @@ pub(crate) fn read<R: Read>(inner: R) -> Result<GgufMeta, Error> {
         .map(|m| m.to_string())
         .collect();
     Ok(meta)
+}
+
+/// An array of integers (`tokenizer.ggml.token_type`); any other array is skipped and reads
+/// as empty.
+fn read_integers<R: Read>(r: &mut Reader<R>, what: &str) -> Result<Vec<i64>, Error> {
+    let elem = r.u32(what)?;
+    let count = r.len(what)?;
+    if count > MAX_ARRAY {
+        return Err(err!(
+            Input,
+            "GGUF {what} claims {count} elements, more than the {MAX_ARRAY} allowed"
+        ));
+    }
+    let size = match (elem, scalar_size(elem)) {
+        (0..=5 | 10 | 11, Some(size)) => size as usize,
+        (_, Some(size)) => {
+            r.skip(count * size, what)?;
+            return Ok(Vec::new());
+        }
+        (_, None) => {
+            (0..count).try_for_each(|_| r.skip_value(elem, 1, what))?;
+            return Ok(Vec::new());
+        }
+    };
+    let signed = matches!(elem, 1 | 3 | 5 | 11);
+    let mut out = Vec::with_capacity(count.min(4096) as usize);
+    for _ in 0..count {
+        let mut b = [0u8; 8];
+        r.exact(&mut b[..size], what)?;
+        let v = u64::from_le_bytes(b);
+        let shift = 64 - 8 * size as u32;
+        out.push(if signed {
+            ((v << shift) as i64) >> shift
+        } else {
+            v as i64
+        });
+    }
+    Ok(out)
 }
 
 fn read_tokens<R: Read>(r: &mut Reader<R>, what: &str) -> Result<Vec<String>, Error> {

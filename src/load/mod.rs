@@ -18,6 +18,7 @@ use crate::chat::{ChatTemplate, Family};
 use crate::error::{err, Error};
 
 pub(crate) mod gguf;
+mod gguf_tokens;
 pub(crate) mod hf;
 
 /// The chat templates of one model, its special tokens and its family.
@@ -94,8 +95,8 @@ impl ModelTemplates {
         Ok(model)
     }
 
-    /// The tokenizer's added tokens, in id order (model folders; empty for GGUF files and
-    /// template files).
+    /// The tokenizer's added tokens, in id order (model folders, and GGUF files as
+    /// transformers builds their tokenizer; empty for template files).
     pub fn added_tokens(&self) -> &[AddedToken] {
         &self.added_tokens
     }
@@ -150,12 +151,14 @@ impl ModelTemplates {
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
-        ModelTemplates::build(
+        let mut model = ModelTemplates::build(
             templates,
             tokens,
             family,
             format!("{origin} (GGUF metadata)"),
-        )
+        );
+        model.added_tokens = meta.added_tokens;
+        model
     }
 
     /// Reads a plain Jinja template file (named `default`, no special tokens).
