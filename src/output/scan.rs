@@ -41,17 +41,39 @@ impl Markers {
         if let Some(f) = &self.single {
             return f.find(hay);
         }
+        if self.firsts.len() > 3 {
+            return self.find_grouped(hay);
+        }
         let mut i = 0;
         while i < hay.len() {
-            let rest = &hay[i..];
-            let c = match self.firsts.as_slice() {
-                [] => return None,
-                [a] => memchr::memchr(*a, rest),
-                [a, b] => memchr::memchr2(*a, *b, rest),
-                [a, b, c] => memchr::memchr3(*a, *b, *c, rest),
-                _ => rest.iter().position(|&b| self.first_table[b as usize]),
-            }?;
-            let at = i + c;
+            let at = i + first_of(&self.firsts, &hay[i..])?;
+            if self.list.iter().any(|m| hay[at..].starts_with(m)) {
+                return Some(at);
+            }
+            i = at + 1;
+        }
+        None
+    }
+
+    /// [`Markers::find`] for more than three first bytes: one SIMD scan per group of three,
+    /// each group remembering its next hit so that no byte is scanned twice by a group.
+    fn find_grouped(&self, hay: &[u8]) -> Option<usize> {
+        let groups: smallvec::SmallVec<[&[u8]; 4]> = self.firsts.chunks(3).collect();
+        // The next hit of each group at or after the scan position (hay.len(): none left).
+        let mut next: smallvec::SmallVec<[usize; 4]> = groups.iter().map(|_| 0).collect();
+        let mut stale: smallvec::SmallVec<[bool; 4]> = groups.iter().map(|_| true).collect();
+        let mut i = 0;
+        while i < hay.len() {
+            for (g, bytes) in groups.iter().enumerate() {
+                if stale[g] || next[g] < i {
+                    next[g] = first_of(bytes, &hay[i..]).map_or(hay.len(), |c| i + c);
+                    stale[g] = false;
+                }
+            }
+            let at = next.iter().copied().min().unwrap_or(hay.len());
+            if at >= hay.len() {
+                return None;
+            }
             if self.list.iter().any(|m| hay[at..].starts_with(m)) {
                 return Some(at);
             }
@@ -74,6 +96,16 @@ impl Markers {
             }
         }
         0
+    }
+}
+
+/// The offset of the first byte of `hay` that is one of `bytes` (at most three).
+fn first_of(bytes: &[u8], hay: &[u8]) -> Option<usize> {
+    match bytes {
+        [] => None,
+        [a] => memchr::memchr(*a, hay),
+        [a, b] => memchr::memchr2(*a, *b, hay),
+        [a, b, c, ..] => memchr::memchr3(*a, *b, *c, hay),
     }
 }
 
@@ -131,6 +163,38 @@ mod tests {
         let one = Markers::new(vec![b"</think>".to_vec()]);
         assert_eq!(one.find(b"x</think>"), Some(1));
         assert_eq!(one.holdback(b"x</thi"), 5);
+    }
+
+    #[test]
+    fn grouped_scan_finds_what_a_plain_scan_finds() {
+        let list: Vec<Vec<u8>> = ["<a>", "[b]", "{c}", "|d|", "ab", "<<", "x", "\u{e9}t"]
+            .iter()
+            .map(|m| m.as_bytes().to_vec())
+            .collect();
+        let m = Markers::new(list.clone());
+        assert!(m.firsts.len() > 3);
+        let naive =
+            |hay: &[u8]| (0..hay.len()).find(|&i| list.iter().any(|w| hay[i..].starts_with(w)));
+        let alphabet = "<>[]{}|abcdxy \u{e9}t".as_bytes();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for len in 0..200 {
+            for _ in 0..20 {
+                let hay: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        alphabet[(seed % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                assert_eq!(
+                    m.find(&hay),
+                    naive(&hay),
+                    "{:?}",
+                    String::from_utf8_lossy(&hay)
+                );
+            }
+        }
     }
 
     #[test]
