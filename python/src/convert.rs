@@ -200,8 +200,11 @@ impl<'k, 'py> Converter<'k, 'py> {
             return self.container(obj, |c| c.dict(d));
         }
         if let Ok(l) = obj.cast_exact::<PyList>() {
-            return self.container(obj, |c| c.items(l.iter()).map(Data::List));
+            return self.container(obj, |c| c.list(l));
         }
+        // Everything else may run Python code (methods, properties), which could drop the
+        // last other reference to `obj`: hold one.
+        let obj = &obj.clone();
         // Subclasses of the scalars, as their base values.
         if let Ok(s) = obj.cast::<PyString>() {
             return Ok(Data::Str(self.keep.str(s)?));
@@ -222,7 +225,7 @@ impl<'k, 'py> Converter<'k, 'py> {
             return self.container(obj, |c| c.pairs(items.try_iter()?));
         }
         if let Ok(l) = obj.cast::<PyList>() {
-            return self.container(obj, |c| c.items(l.iter()).map(Data::List));
+            return self.container(obj, |c| c.list(l));
         }
         if let Ok(t) = obj.cast::<PyTuple>() {
             return self.container(obj, |c| c.items(t.iter()).map(Data::Tuple));
@@ -260,12 +263,15 @@ impl<'k, 'py> Converter<'k, 'py> {
         Ok(Data::Str(Cow::Owned(format!("<{}>", ty.name()?))))
     }
 
-    /// Converts a container, refusing cycles and excessive depth.
+    /// Converts a container, refusing cycles and excessive depth. Its items are read through
+    /// borrowed references: the container is held (Python code run while converting an item
+    /// could otherwise drop it), and an item that may run Python code holds itself (above).
     fn container(
         &mut self,
         obj: &Bound<'py, PyAny>,
         f: impl FnOnce(&mut Self) -> Result<Data<'k>, ConvError>,
     ) -> Result<Data<'k>, ConvError> {
+        let _held = obj.clone();
         let id = obj.as_ptr() as usize;
         if self.stack.contains(&id) {
             return Err(ConvError {
@@ -296,10 +302,45 @@ impl<'k, 'py> Converter<'k, 'py> {
         Ok(out)
     }
 
+    /// A list's items, read by index while the index is inside the (possibly changing) list.
+    fn list(&mut self, l: &Bound<'py, PyList>) -> Result<Data<'k>, ConvError> {
+        let py = l.py();
+        let mut out = Vec::with_capacity(l.len());
+        let mut i = 0;
+        while i < l.len() {
+            // SAFETY: `l` is a live list (held by `container`) and `i` is inside it, so the
+            // result is a valid borrowed reference, used before any Python code runs.
+            let ptr = unsafe { pyo3::ffi::PyList_GetItem(l.as_ptr(), i as pyo3::ffi::Py_ssize_t) };
+            if ptr.is_null() {
+                return Err(PyErr::fetch(py).into());
+            }
+            // SAFETY: `ptr` is a valid object pointer (above).
+            let item = unsafe { pyo3::Borrowed::from_ptr(py, ptr) };
+            out.push(self.convert(&item).at(|| Step::Index(i))?);
+            i += 1;
+        }
+        Ok(Data::List(out))
+    }
+
+    /// A dict's pairs, read in place with `PyDict_Next` (no references taken).
     fn dict(&mut self, d: &Bound<'py, PyDict>) -> Result<Data<'k>, ConvError> {
+        let py = d.py();
         let mut out = Vec::with_capacity(d.len());
-        for (k, v) in d.iter() {
-            out.push(self.pair(&k, &v)?);
+        let mut pos: pyo3::ffi::Py_ssize_t = 0;
+        let mut k: *mut pyo3::ffi::PyObject = std::ptr::null_mut();
+        let mut v: *mut pyo3::ffi::PyObject = std::ptr::null_mut();
+        // SAFETY: `d` is a live dict (held by `container`); `PyDict_Next` bounds-checks `pos`
+        // against the dict's current table even if Python code changed it meanwhile, and
+        // returns borrowed references to a live key and value.
+        while unsafe { pyo3::ffi::PyDict_Next(d.as_ptr(), &mut pos, &mut k, &mut v) } != 0 {
+            // SAFETY: valid object pointers (above).
+            let (key, value) = unsafe {
+                (
+                    pyo3::Borrowed::from_ptr(py, k),
+                    pyo3::Borrowed::from_ptr(py, v),
+                )
+            };
+            out.push(self.pair(&key, &value)?);
         }
         Ok(Data::Dict(out))
     }
@@ -322,7 +363,16 @@ impl<'k, 'py> Converter<'k, 'py> {
         v: &Bound<'py, PyAny>,
     ) -> Result<(Data<'k>, Data<'k>), ConvError> {
         let key = self.convert(k)?;
-        let value = self.convert(v).at(|| Step::Key(key_text(k, &key)))?;
+        // A key that is not a string is shown by its repr in an error path: hold it while
+        // the value is converted.
+        let k = if matches!(key, Data::Str(_)) {
+            None
+        } else {
+            Some(k.clone())
+        };
+        let value = self
+            .convert(v)
+            .at(|| Step::Key(key_text(k.as_ref(), &key)))?;
         Ok((key, value))
     }
 }
@@ -357,13 +407,14 @@ pub(crate) fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
 }
 
 /// A key as a path shows it: strings quoted, anything else as its repr.
-fn key_text(k: &Bound<'_, PyAny>, key: &Data<'_>) -> String {
-    match key {
-        Data::Str(s) => format!("{s:?}"),
-        _ => k
+fn key_text(k: Option<&Bound<'_, PyAny>>, key: &Data<'_>) -> String {
+    match (key, k) {
+        (Data::Str(s), _) => format!("{s:?}"),
+        (_, Some(k)) => k
             .repr()
             .map(|r| r.to_string())
             .unwrap_or_else(|_| "?".into()),
+        _ => "?".into(),
     }
 }
 
