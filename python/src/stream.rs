@@ -3,7 +3,7 @@
 use chatcodec::output::{self, Format, Reasoning};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::pyjson::{to_json, to_py};
 
@@ -86,7 +86,7 @@ impl StreamParser {
         if self.closed {
             return Err(PyValueError::new_err("the stream is finished"));
         }
-        let events = self.inner.feed(&text.to_cow()?);
+        let events = self.inner.feed(&crate::convert::text(text)?);
         deltas(py, &events)
     }
 
@@ -117,12 +117,46 @@ impl StreamParser {
     }
 }
 
+/// The OpenAI delta dicts of `events`: `chatcodec::output::delta`'s, built as Python dicts
+/// directly (no JSON value in between; the keys are interned strings).
 fn deltas<'py>(py: Python<'py>, events: &[output::Event]) -> PyResult<Bound<'py, PyList>> {
+    use output::Event;
+    use pyo3::intern;
     let list = PyList::empty(py);
     for e in events {
-        if let Some(d) = output::delta(e) {
-            list.append(to_py(py, &d)?)?;
+        let d = PyDict::new(py);
+        match e {
+            Event::Content(s) => d.set_item(intern!(py, "content"), s)?,
+            Event::Reasoning(s) => d.set_item(intern!(py, "reasoning_content"), s)?,
+            Event::ToolCallStart { index, id, name } => {
+                let function = PyDict::new(py);
+                function.set_item(intern!(py, "name"), name)?;
+                function.set_item(intern!(py, "arguments"), intern!(py, ""))?;
+                let call = PyDict::new(py);
+                call.set_item(intern!(py, "index"), index)?;
+                call.set_item(intern!(py, "id"), id)?;
+                call.set_item(intern!(py, "type"), intern!(py, "function"))?;
+                call.set_item(intern!(py, "function"), function)?;
+                d.set_item(intern!(py, "tool_calls"), PyList::new(py, [call])?)?;
+            }
+            Event::ToolCallArgs { index, text } => {
+                let function = PyDict::new(py);
+                function.set_item(intern!(py, "arguments"), text)?;
+                let call = PyDict::new(py);
+                call.set_item(intern!(py, "index"), index)?;
+                call.set_item(intern!(py, "function"), function)?;
+                d.set_item(intern!(py, "tool_calls"), PyList::new(py, [call])?)?;
+            }
+            // Any other event as `output::delta` gives it (none, for the end of a call or a
+            // malformed stretch).
+            _ => {
+                if let Some(v) = output::delta(e) {
+                    list.append(to_py(py, &v)?)?;
+                }
+                continue;
+            }
         }
+        list.append(d)?;
     }
     Ok(list)
 }
