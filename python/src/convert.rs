@@ -36,10 +36,22 @@ enum Step {
     Attr(String),
 }
 
-/// Why a conversion failed, and the path to where, built while unwinding.
-pub(crate) struct ConvError {
+/// Why a conversion failed, and the path to where, built while unwinding. Boxed: results
+/// are returned at every level of the conversion, and stay small this way.
+pub(crate) struct ConvError(Box<Failed>);
+
+struct Failed {
     kind: Failure,
     path: Vec<Step>,
+}
+
+impl ConvError {
+    fn new(kind: Failure) -> ConvError {
+        ConvError(Box::new(Failed {
+            kind,
+            path: Vec::new(),
+        }))
+    }
 }
 
 enum Failure {
@@ -52,14 +64,14 @@ impl ConvError {
     /// The Python exception, its message naming `root` and the path below it.
     pub(crate) fn into_pyerr(self, root: &str) -> PyErr {
         let mut path = root.to_string();
-        for step in self.path.iter().rev() {
+        for step in self.0.path.iter().rev() {
             match step {
                 Step::Index(i) => path.push_str(&format!("[{i}]")),
                 Step::Key(k) => path.push_str(&format!("[{k}]")),
                 Step::Attr(a) => path.push_str(&format!(".{a}")),
             }
         }
-        match self.kind {
+        match self.0.kind {
             Failure::Cycle => PyValueError::new_err(format!(
                 "cyclic structure: {path} contains itself, so it cannot be template data"
             )),
@@ -73,10 +85,7 @@ impl ConvError {
 
 impl From<PyErr> for ConvError {
     fn from(e: PyErr) -> Self {
-        ConvError {
-            kind: Failure::Python(e),
-            path: Vec::new(),
-        }
+        ConvError::new(Failure::Python(e))
     }
 }
 
@@ -87,7 +96,7 @@ trait At<T> {
 impl<T> At<T> for Result<T, ConvError> {
     fn at(self, step: impl FnOnce() -> Step) -> Result<T, ConvError> {
         self.map_err(|mut e| {
-            e.path.push(step());
+            e.0.path.push(step());
             e
         })
     }
@@ -274,16 +283,10 @@ impl<'k, 'py> Converter<'k, 'py> {
         let _held = obj.clone();
         let id = obj.as_ptr() as usize;
         if self.stack.contains(&id) {
-            return Err(ConvError {
-                kind: Failure::Cycle,
-                path: Vec::new(),
-            });
+            return Err(ConvError::new(Failure::Cycle));
         }
         if self.stack.len() >= MAX_DEPTH {
-            return Err(ConvError {
-                kind: Failure::TooDeep,
-                path: Vec::new(),
-            });
+            return Err(ConvError::new(Failure::TooDeep));
         }
         self.stack.push(id);
         let r = f(self);
