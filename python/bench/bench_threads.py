@@ -9,9 +9,11 @@ the result string do not.
 Two requests on Qwen3-0.6B's template: the corpus tool scenario (a short render, where the
 GIL-held part weighs more) and a 40-turn conversation (a long render). For each thread count
 and run, every thread renders the request in a loop for `--seconds`; reported: renders per
-second over all threads (mean of the runs, spread min..max) and the speed-up over one thread.
-The machine's core count and load average are printed: with other processes busy, the
-scaling is capped by the cores left over, not by the GIL.
+second over all threads (mean of the runs, spread min..max), the speed-up over one thread, and
+the CPU cores the process used (its CPU time over the wall time: above 1.0 only when threads
+ran at the same time, which the GIL would prevent if it were held while rendering). The
+machine's core count and load average are printed: with other processes busy, the scaling is
+capped by the cores left over, not by the GIL.
 """
 
 import argparse
@@ -55,12 +57,13 @@ def throughput(tpl, messages, req, threads, seconds):
     for t in ts:
         t.start()
     start.wait()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     time.sleep(seconds)
     stop.set()
     for t in ts:
         t.join()
-    return sum(counts) / (time.perf_counter() - t0)
+    wall = time.perf_counter() - t0
+    return sum(counts) / wall, (time.process_time() - c0) / wall
 
 
 def main():
@@ -78,11 +81,14 @@ def main():
         print(f"{name}: {len(messages)} messages, {len(prompt)} characters of prompt")
         base = None
         for threads in (1, 2, 4, 8):
-            rates = [throughput(tpl, messages, req, threads, args.seconds) / 1000 for _ in range(args.runs)]
+            runs = [throughput(tpl, messages, req, threads, args.seconds) for _ in range(args.runs)]
+            rates = [r / 1000 for r, _ in runs]
+            cores = [c for _, c in runs]
             mean = statistics.mean(rates)
             base = base or mean
             print(f"  {threads} thread(s): {mean:7.1f} k renders/s ({min(rates):.1f}..{max(rates):.1f}), "
-                  f"{mean / base:.2f}x one thread")
+                  f"{mean / base:.2f}x one thread, CPU cores used {statistics.mean(cores):.2f} "
+                  f"({min(cores):.2f}..{max(cores):.2f})")
     print(f"load average {os.getloadavg()[0]:.1f} at end")
 
 
