@@ -30,28 +30,33 @@ static CACHE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 pub(crate) fn compiled(
     source: &Bound<'_, PyString>,
 ) -> PyResult<Result<Arc<chatcodec::Template>, chatcodec::Error>> {
+    let py = source.py();
     let ptr = source.as_ptr();
     {
-        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = lock();
         if let Some(i) = cache.iter().position(|e| e.key.as_ptr() == ptr) {
             return Ok(Ok(hit(&mut cache, i)));
         }
-        let hash = source.hash()?;
+    }
+    // Outside the lock: hashing a `str` subclass may run Python code (which may render).
+    // The texts are compared in Rust, under the lock.
+    let hash = source.hash()?;
+    let text = crate::convert::text(source)?;
+    {
+        let mut cache = lock();
         for i in 0..cache.len() {
-            if cache[i].hash == hash && cache[i].key.bind(source.py()).as_any().eq(source)? {
+            if cache[i].hash == hash && crate::convert::text(cache[i].key.bind(py))? == text {
                 return Ok(Ok(hit(&mut cache, i)));
             }
         }
     }
     // Compiled outside the lock (another thread may compile the same source meanwhile: both
-    // results are equal, the later one replaces nothing but takes a slot).
-    let text = crate::convert::text(source)?;
+    // results are equal; the later one takes a slot of its own).
     let template = match chatcodec::Template::new(&text) {
         Ok(t) => Arc::new(t),
         Err(e) => return Ok(Err(e)),
     };
-    let hash = source.hash()?;
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cache = lock();
     cache.insert(
         0,
         Entry {
@@ -60,8 +65,19 @@ pub(crate) fn compiled(
             template: template.clone(),
         },
     );
-    cache.truncate(CAPACITY);
+    let evicted = if cache.len() > CAPACITY {
+        cache.split_off(CAPACITY)
+    } else {
+        Vec::new()
+    };
+    drop(cache);
+    // Released outside the lock: freeing a `str` subclass may run its `__del__`.
+    drop(evicted);
     Ok(Ok(template))
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Vec<Entry>> {
+    CACHE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Moves entry `i` to the front and returns its template.

@@ -104,3 +104,19 @@ def test_the_gil_is_released_while_rendering():
         sys.setswitchinterval(saved)
         thread.join()
     assert advanced, "no other thread ran during the renders: the GIL was held"
+
+
+def test_template_cache_finds_equal_text_and_allows_reentry():
+    class Source(str):
+        def __hash__(self):
+            # Python code run during the lookup may itself render.
+            assert chatcodec.render_jinja_template([[]], chat_template="ok")[0] == ["ok"]
+            return str.__hash__(self)
+
+    convo = [{"role": "user", "content": "hi"}]
+    src = Source("{{ messages | length }} {{ messages[0].content }}")
+    assert chatcodec.render_jinja_template([convo], chat_template=src)[0] == ["1 hi"]
+    # The same text in another object (built at run time, so not the same constant).
+    same = "".join(["{{ messages | length }}", " {{ messages[0].content }}"])
+    assert same is not str(src)
+    assert chatcodec.render_jinja_template([convo], chat_template=same)[0] == ["1 hi"]
