@@ -188,7 +188,10 @@ pub(crate) fn char_spans(text: &str, spans: &[(usize, usize)]) -> Vec<(usize, us
 /// errors raise `TypeError`/`ValueError` as transformers does. The GIL is released while
 /// rendering.
 #[pyfunction]
-#[pyo3(signature = (conversations, tools=None, documents=None, chat_template=None, return_assistant_tokens_mask=None, continue_final_message=None, add_generation_prompt=None, **kwargs))]
+#[pyo3(
+    signature = (conversations, tools=None, documents=None, chat_template=None, return_assistant_tokens_mask=None, continue_final_message=None, add_generation_prompt=None, **kwargs),
+    text_signature = "(conversations, tools=None, documents=None, chat_template=None, return_assistant_tokens_mask=False, continue_final_message=False, add_generation_prompt=False, **kwargs)"
+)]
 #[allow(clippy::too_many_arguments)]
 fn render_jinja_template<'py>(
     py: Python<'py>,

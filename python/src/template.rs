@@ -131,7 +131,10 @@ impl ChatTemplate {
     /// request to what the template shows before rendering (see `polyfill()`): `True` or
     /// `"all"` for every polyfill, or names (a list, or a comma-separated string). Releases
     /// the GIL while rendering, so threads sharing one template render in parallel.
-    #[pyo3(signature = (messages, tools=None, documents=None, add_generation_prompt=None, continue_final_message=None, return_assistant_tokens_mask=None, polyfill=None, **kwargs))]
+    #[pyo3(
+        signature = (messages, tools=None, documents=None, add_generation_prompt=None, continue_final_message=None, return_assistant_tokens_mask=None, polyfill=None, **kwargs),
+        text_signature = "(self, messages, tools=None, documents=None, add_generation_prompt=False, continue_final_message=False, return_assistant_tokens_mask=False, polyfill=None, **kwargs)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn apply<'py>(
         &self,
@@ -197,7 +200,10 @@ impl ChatTemplate {
     /// `tool_calls`, `tool_responses`, `object_arguments`, `typed_content`, `reasoning`).
     /// A request that needs a polyfill that is off raises `TemplateError` naming the message;
     /// `polyfill="none"` therefore checks a request.
-    #[pyo3(signature = (messages, tools=None, documents=None, add_generation_prompt=None, polyfill=None, **kwargs))]
+    #[pyo3(
+        signature = (messages, tools=None, documents=None, add_generation_prompt=None, polyfill=None, **kwargs),
+        text_signature = "(self, messages, tools=None, documents=None, add_generation_prompt=False, polyfill=None, **kwargs)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn polyfill<'py>(
         &self,
