@@ -120,3 +120,29 @@ def test_template_cache_finds_equal_text_and_allows_reentry():
     same = "".join(["{{ messages | length }}", " {{ messages[0].content }}"])
     assert same is not str(src)
     assert chatcodec.render_jinja_template([convo], chat_template=same)[0] == ["1 hi"]
+
+
+def test_inputs_changed_by_another_thread_during_renders():
+    # The render borrows the text of the caller's strings with the GIL released; another
+    # thread replacing (and so freeing) them meanwhile must not matter.
+    t = chatcodec.ChatTemplate(read_template("Qwen-Qwen3-0.6B.jinja"))
+    messages = [{"role": "user", "content": "start " * 50}, {"role": "assistant", "content": "ok"}]
+    stop = threading.Event()
+
+    def mutate():
+        i = 0
+        while not stop.is_set():
+            messages[0]["content"] = f"turn {i} " * (50 + i % 7)
+            messages[1] = {"role": "assistant", "content": "".join(["reply ", str(i)])}
+            i += 1
+
+    other = threading.Thread(target=mutate)
+    other.start()
+    try:
+        for _ in range(3000):
+            prompt = t.apply(messages)
+            assert prompt.startswith("<|im_start|>user\n")
+            assert prompt.count("<|im_start|>") == 2
+    finally:
+        stop.set()
+        other.join()
