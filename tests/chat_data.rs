@@ -20,7 +20,7 @@ fn corpus() -> Option<std::path::PathBuf> {
     }
 }
 
-fn to_data(v: &Value) -> Data {
+fn to_data(v: &Value) -> Data<'_> {
     match v {
         Value::Null => Data::None,
         Value::Bool(b) => Data::Bool(*b),
@@ -28,18 +28,18 @@ fn to_data(v: &Value) -> Data {
             Some(i) => Data::Int(i),
             None => Data::Float(n.as_f64().unwrap_or(f64::NAN)),
         },
-        Value::String(s) => Data::Str(s.clone()),
+        Value::String(s) => Data::Str(s.as_str().into()),
         Value::Array(a) => Data::List(a.iter().map(to_data).collect()),
         Value::Object(o) => Data::Dict(
             o.iter()
-                .map(|(k, v)| (Data::Str(k.clone()), to_data(v)))
+                .map(|(k, v)| (Data::Str(k.as_str().into()), to_data(v)))
                 .collect(),
         ),
     }
 }
 
 /// The request as transformers' arguments: messages, tools, documents, flags, other kwargs.
-fn to_request(req: &Value) -> DataRequest {
+fn to_request(req: &Value) -> DataRequest<'_> {
     let mut r = DataRequest::default();
     let Some(obj) = req.as_object() else {
         return r;
@@ -58,7 +58,7 @@ fn to_request(req: &Value) -> DataRequest {
                 }
             }
             "description" => {}
-            _ => r.kwargs.push((k.clone(), to_data(v))),
+            _ => r.kwargs.push((k.as_str().into(), to_data(v))),
         }
     }
     r

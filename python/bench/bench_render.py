@@ -111,31 +111,6 @@ def main():
     print("plain_data round trip of those messages (convert + back to Python):",
           spread([c / 1000 for c in conv], " us"))
 
-    # Threads: one ChatTemplate shared by 1, 2 and 8 threads (the GIL is released while
-    # rendering, so throughput grows with free cores).
-    import threading
-
-    src = next(t for t in templates if "<|im_start|>" in t and "<think>" in t)
-    tpl = chatcodec.ChatTemplate(src)
-    work = 4000
-
-    def worker(n):
-        for _ in range(n):
-            tpl.apply(msgs, **req)
-
-    for threads in (1, 2, 8):
-        rates = []
-        for _ in range(args.runs):
-            ts = [threading.Thread(target=worker, args=(work // threads,)) for _ in range(threads)]
-            t0 = time.perf_counter()
-            for t in ts:
-                t.start()
-            for t in ts:
-                t.join()
-            rates.append(work / (time.perf_counter() - t0) / 1000)
-        print(f"ChatTemplate.apply, {threads} thread(s): {spread(rates)} k renders/s "
-              f"({os.cpu_count()} cores)")
-
 
 if __name__ == "__main__":
     main()

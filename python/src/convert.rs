@@ -11,6 +11,13 @@
 //! A structure that contains itself raises `ValueError` naming the path where it does
 //! (transformers overflows the recursion limit there), as does one nested deeper than
 //! [`MAX_DEPTH`].
+//!
+//! Strings are not copied: a [`Data::Str`] borrows the `str` object's own UTF-8 buffer, and
+//! the [`Keep`] the conversion was given holds a reference to every such object, so the text
+//! stays valid while the caller's containers change or the GIL is released.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
 
 use chatcodec::chat::Data;
 use pyo3::exceptions::PyValueError;
@@ -29,10 +36,22 @@ enum Step {
     Attr(String),
 }
 
-/// Why a conversion failed, and the path to where, built while unwinding.
-pub(crate) struct ConvError {
+/// Why a conversion failed, and the path to where, built while unwinding. Boxed: results
+/// are returned at every level of the conversion, and stay small this way.
+pub(crate) struct ConvError(Box<Failed>);
+
+struct Failed {
     kind: Failure,
     path: Vec<Step>,
+}
+
+impl ConvError {
+    fn new(kind: Failure) -> ConvError {
+        ConvError(Box::new(Failed {
+            kind,
+            path: Vec::new(),
+        }))
+    }
 }
 
 enum Failure {
@@ -45,14 +64,14 @@ impl ConvError {
     /// The Python exception, its message naming `root` and the path below it.
     pub(crate) fn into_pyerr(self, root: &str) -> PyErr {
         let mut path = root.to_string();
-        for step in self.path.iter().rev() {
+        for step in self.0.path.iter().rev() {
             match step {
                 Step::Index(i) => path.push_str(&format!("[{i}]")),
                 Step::Key(k) => path.push_str(&format!("[{k}]")),
                 Step::Attr(a) => path.push_str(&format!(".{a}")),
             }
         }
-        match self.kind {
+        match self.0.kind {
             Failure::Cycle => PyValueError::new_err(format!(
                 "cyclic structure: {path} contains itself, so it cannot be template data"
             )),
@@ -66,10 +85,7 @@ impl ConvError {
 
 impl From<PyErr> for ConvError {
     fn from(e: PyErr) -> Self {
-        ConvError {
-            kind: Failure::Python(e),
-            path: Vec::new(),
-        }
+        ConvError::new(Failure::Python(e))
     }
 }
 
@@ -80,7 +96,7 @@ trait At<T> {
 impl<T> At<T> for Result<T, ConvError> {
     fn at(self, step: impl FnOnce() -> Step) -> Result<T, ConvError> {
         self.map_err(|mut e| {
-            e.path.push(step());
+            e.0.path.push(step());
             e
         })
     }
@@ -125,24 +141,60 @@ fn np_generic<'py>(py: Python<'py>) -> Option<Bound<'py, PyType>> {
         .and_then(|t| t.as_ref().map(|t| t.bind(py).clone()))
 }
 
-/// The converter: the containers on the current path (to see cycles).
-pub(crate) struct Converter {
-    stack: Vec<usize>,
+/// The `str` objects whose text converted data borrows, kept alive as long as it.
+pub(crate) struct Keep<'py> {
+    strs: RefCell<Vec<Bound<'py, PyString>>>,
 }
 
-impl Converter {
-    pub(crate) fn new() -> Converter {
-        Converter { stack: Vec::new() }
+impl<'py> Keep<'py> {
+    pub(crate) fn new() -> Keep<'py> {
+        Keep {
+            strs: RefCell::new(Vec::with_capacity(32)),
+        }
+    }
+
+    /// The text of a `str` (or a subclass's base value), borrowed for as long as `self`.
+    pub(crate) fn str<'k>(&'k self, s: &Bound<'py, PyString>) -> PyResult<Cow<'k, str>> {
+        #[cfg(not(windows))]
+        {
+            let text = utf8(s)?;
+            // SAFETY: `utf8` returns the object's own UTF-8 buffer, which lives as long as the
+            // object; `self` holds a reference to the object (pushed here, released only when
+            // `self` drops, which the borrow `'k` outlives), and a `str` never changes.
+            let text: &'k str = unsafe { &*(text as *const str) };
+            self.strs.borrow_mut().push(s.clone());
+            Ok(Cow::Borrowed(text))
+        }
+        #[cfg(windows)]
+        {
+            Ok(Cow::Owned(s.to_cow()?.into_owned()))
+        }
+    }
+}
+
+/// The converter: the containers on the current path (to see cycles), and where the
+/// borrowed strings are kept.
+pub(crate) struct Converter<'k, 'py> {
+    stack: Vec<usize>,
+    keep: &'k Keep<'py>,
+}
+
+impl<'k, 'py> Converter<'k, 'py> {
+    pub(crate) fn new(keep: &'k Keep<'py>) -> Converter<'k, 'py> {
+        Converter {
+            stack: Vec::new(),
+            keep,
+        }
     }
 
     /// Converts one object.
-    pub(crate) fn convert(&mut self, obj: &Bound<'_, PyAny>) -> Result<Data, ConvError> {
+    pub(crate) fn convert(&mut self, obj: &Bound<'py, PyAny>) -> Result<Data<'k>, ConvError> {
         if obj.is_none() {
             return Ok(Data::None);
         }
         // Exact JSON scalars first: the common case.
         if let Ok(s) = obj.cast_exact::<PyString>() {
-            return Ok(Data::Str(string(s)?));
+            return Ok(Data::Str(self.keep.str(s)?));
         }
         if obj.is_exact_instance_of::<PyBool>() {
             return Ok(Data::Bool(obj.is_truthy()?));
@@ -157,11 +209,14 @@ impl Converter {
             return self.container(obj, |c| c.dict(d));
         }
         if let Ok(l) = obj.cast_exact::<PyList>() {
-            return self.container(obj, |c| c.items(l.iter()).map(Data::List));
+            return self.container(obj, |c| c.list(l));
         }
+        // Everything else may run Python code (methods, properties), which could drop the
+        // last other reference to `obj`: hold one.
+        let obj = &obj.clone();
         // Subclasses of the scalars, as their base values.
         if let Ok(s) = obj.cast::<PyString>() {
-            return Ok(Data::Str(string(s)?));
+            return Ok(Data::Str(self.keep.str(s)?));
         }
         if obj.is_instance_of::<PyInt>() {
             return int_data(obj);
@@ -179,7 +234,7 @@ impl Converter {
             return self.container(obj, |c| c.pairs(items.try_iter()?));
         }
         if let Ok(l) = obj.cast::<PyList>() {
-            return self.container(obj, |c| c.items(l.iter()).map(Data::List));
+            return self.container(obj, |c| c.list(l));
         }
         if let Ok(t) = obj.cast::<PyTuple>() {
             return self.container(obj, |c| c.items(t.iter()).map(Data::Tuple));
@@ -196,10 +251,14 @@ impl Converter {
             return self.container(obj, |c| {
                 let mut out = Vec::new();
                 for f in fields.try_iter()? {
-                    let name: String = f?.getattr("name")?.extract()?;
-                    let v = obj.getattr(name.as_str())?;
-                    let v = c.convert(&v).at(|| Step::Attr(name.clone()))?;
-                    out.push((Data::Str(name), v));
+                    let name = f?
+                        .getattr("name")?
+                        .cast_into::<PyString>()
+                        .map_err(PyErr::from)?;
+                    let v = obj.getattr(&name)?;
+                    let key = c.keep.str(&name)?;
+                    let v = c.convert(&v).at(|| Step::Attr(key.to_string()))?;
+                    out.push((Data::Str(key), v));
                 }
                 Ok(Data::Dict(out))
             });
@@ -210,27 +269,24 @@ impl Converter {
                 return self.convert(&plain);
             }
         }
-        Ok(Data::Str(format!("<{}>", ty.name()?)))
+        Ok(Data::Str(Cow::Owned(format!("<{}>", ty.name()?))))
     }
 
-    /// Converts a container, refusing cycles and excessive depth.
+    /// Converts a container, refusing cycles and excessive depth. Its items are read through
+    /// borrowed references: the container is held (Python code run while converting an item
+    /// could otherwise drop it), and an item that may run Python code holds itself (above).
     fn container(
         &mut self,
-        obj: &Bound<'_, PyAny>,
-        f: impl FnOnce(&mut Self) -> Result<Data, ConvError>,
-    ) -> Result<Data, ConvError> {
+        obj: &Bound<'py, PyAny>,
+        f: impl FnOnce(&mut Self) -> Result<Data<'k>, ConvError>,
+    ) -> Result<Data<'k>, ConvError> {
+        let _held = obj.clone();
         let id = obj.as_ptr() as usize;
         if self.stack.contains(&id) {
-            return Err(ConvError {
-                kind: Failure::Cycle,
-                path: Vec::new(),
-            });
+            return Err(ConvError::new(Failure::Cycle));
         }
         if self.stack.len() >= MAX_DEPTH {
-            return Err(ConvError {
-                kind: Failure::TooDeep,
-                path: Vec::new(),
-            });
+            return Err(ConvError::new(Failure::TooDeep));
         }
         self.stack.push(id);
         let r = f(self);
@@ -238,10 +294,10 @@ impl Converter {
         r
     }
 
-    fn items<'py>(
+    fn items(
         &mut self,
         iter: impl Iterator<Item = Bound<'py, PyAny>>,
-    ) -> Result<Vec<Data>, ConvError> {
+    ) -> Result<Vec<Data<'k>>, ConvError> {
         let mut out = Vec::with_capacity(iter.size_hint().0);
         for (i, item) in iter.enumerate() {
             out.push(self.convert(&item).at(|| Step::Index(i))?);
@@ -249,18 +305,53 @@ impl Converter {
         Ok(out)
     }
 
-    fn dict(&mut self, d: &Bound<'_, PyDict>) -> Result<Data, ConvError> {
+    /// A list's items, read by index while the index is inside the (possibly changing) list.
+    fn list(&mut self, l: &Bound<'py, PyList>) -> Result<Data<'k>, ConvError> {
+        let py = l.py();
+        let mut out = Vec::with_capacity(l.len());
+        let mut i = 0;
+        while i < l.len() {
+            // SAFETY: `l` is a live list (held by `container`) and `i` is inside it, so the
+            // result is a valid borrowed reference, used before any Python code runs.
+            let ptr = unsafe { pyo3::ffi::PyList_GetItem(l.as_ptr(), i as pyo3::ffi::Py_ssize_t) };
+            if ptr.is_null() {
+                return Err(PyErr::fetch(py).into());
+            }
+            // SAFETY: `ptr` is a valid object pointer (above).
+            let item = unsafe { pyo3::Borrowed::from_ptr(py, ptr) };
+            out.push(self.convert(&item).at(|| Step::Index(i))?);
+            i += 1;
+        }
+        Ok(Data::List(out))
+    }
+
+    /// A dict's pairs, read in place with `PyDict_Next` (no references taken).
+    fn dict(&mut self, d: &Bound<'py, PyDict>) -> Result<Data<'k>, ConvError> {
+        let py = d.py();
         let mut out = Vec::with_capacity(d.len());
-        for (k, v) in d.iter() {
-            out.push(self.pair(&k, &v)?);
+        let mut pos: pyo3::ffi::Py_ssize_t = 0;
+        let mut k: *mut pyo3::ffi::PyObject = std::ptr::null_mut();
+        let mut v: *mut pyo3::ffi::PyObject = std::ptr::null_mut();
+        // SAFETY: `d` is a live dict (held by `container`); `PyDict_Next` bounds-checks `pos`
+        // against the dict's current table even if Python code changed it meanwhile, and
+        // returns borrowed references to a live key and value.
+        while unsafe { pyo3::ffi::PyDict_Next(d.as_ptr(), &mut pos, &mut k, &mut v) } != 0 {
+            // SAFETY: valid object pointers (above).
+            let (key, value) = unsafe {
+                (
+                    pyo3::Borrowed::from_ptr(py, k),
+                    pyo3::Borrowed::from_ptr(py, v),
+                )
+            };
+            out.push(self.pair(&key, &value)?);
         }
         Ok(Data::Dict(out))
     }
 
-    fn pairs<'py>(
+    fn pairs(
         &mut self,
         iter: impl Iterator<Item = PyResult<Bound<'py, PyAny>>>,
-    ) -> Result<Data, ConvError> {
+    ) -> Result<Data<'k>, ConvError> {
         let mut out = Vec::new();
         for item in iter {
             let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item?.extract()?;
@@ -271,11 +362,20 @@ impl Converter {
 
     fn pair(
         &mut self,
-        k: &Bound<'_, PyAny>,
-        v: &Bound<'_, PyAny>,
-    ) -> Result<(Data, Data), ConvError> {
+        k: &Bound<'py, PyAny>,
+        v: &Bound<'py, PyAny>,
+    ) -> Result<(Data<'k>, Data<'k>), ConvError> {
         let key = self.convert(k)?;
-        let value = self.convert(v).at(|| Step::Key(key_text(k, &key)))?;
+        // A key that is not a string is shown by its repr in an error path: hold it while
+        // the value is converted.
+        let k = if matches!(key, Data::Str(_)) {
+            None
+        } else {
+            Some(k.clone())
+        };
+        let value = self
+            .convert(v)
+            .at(|| Step::Key(key_text(k.as_ref(), &key)))?;
         Ok((key, value))
     }
 }
@@ -292,45 +392,37 @@ extern "C" {
     ) -> *const std::os::raw::c_char;
 }
 
-/// The text of a `str` (or a subclass's base value), read from CPython's cached UTF-8 form
-/// without making a bytes object.
-pub(crate) fn string(s: &Bound<'_, PyString>) -> PyResult<String> {
-    #[cfg(not(windows))]
-    {
-        let mut size: pyo3::ffi::Py_ssize_t = 0;
-        // SAFETY: `s` is a live str object and the GIL is held; the returned buffer belongs to
-        // the object (valid while it lives, which outlasts this copy).
-        let ptr = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
-        if ptr.is_null() {
-            return Err(PyErr::fetch(s.py()));
-        }
-        let len = usize::try_from(size).unwrap_or(0);
-        // SAFETY: CPython guarantees `size` bytes of valid UTF-8 at `ptr`.
-        let bytes = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) };
-        Ok(std::str::from_utf8(bytes).map_or_else(
-            |_| String::from_utf8_lossy(bytes).into_owned(),
-            str::to_string,
-        ))
+/// The text of a `str` (or a subclass's base value): CPython's own UTF-8 form of it (the
+/// characters themselves for an ASCII string, else a buffer cached in the object), not a copy.
+#[cfg(not(windows))]
+pub(crate) fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
+    let mut size: pyo3::ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a live str object and the GIL is held; the returned buffer belongs to
+    // the object and is valid while it lives, which the borrow of `s` ensures.
+    let ptr = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+    if ptr.is_null() {
+        return Err(PyErr::fetch(s.py()));
     }
-    #[cfg(windows)]
-    {
-        Ok(s.to_cow()?.into_owned())
-    }
+    let len = usize::try_from(size).unwrap_or(0);
+    // SAFETY: on success CPython guarantees `size` bytes of valid UTF-8 at `ptr` (a string
+    // with lone surrogates fails to encode instead).
+    Ok(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr.cast::<u8>(), len)) })
 }
 
 /// A key as a path shows it: strings quoted, anything else as its repr.
-fn key_text(k: &Bound<'_, PyAny>, key: &Data) -> String {
-    match key {
-        Data::Str(s) => format!("{s:?}"),
-        _ => k
+fn key_text(k: Option<&Bound<'_, PyAny>>, key: &Data<'_>) -> String {
+    match (key, k) {
+        (Data::Str(s), _) => format!("{s:?}"),
+        (_, Some(k)) => k
             .repr()
             .map(|r| r.to_string())
             .unwrap_or_else(|_| "?".into()),
+        _ => "?".into(),
     }
 }
 
 /// An int of any size (an `int` subclass as its value).
-fn int_data(obj: &Bound<'_, PyAny>) -> Result<Data, ConvError> {
+fn int_data<'k>(obj: &Bound<'_, PyAny>) -> Result<Data<'k>, ConvError> {
     if let Ok(i) = obj.extract::<i64>() {
         return Ok(Data::Int(i));
     }
@@ -346,4 +438,16 @@ fn int_data(obj: &Bound<'_, PyAny>) -> Result<Data, ConvError> {
             .as_bytes()
             .to_vec(),
     })
+}
+
+/// The text of a `str`, borrowed where the platform allows.
+pub(crate) fn text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, str>> {
+    #[cfg(not(windows))]
+    {
+        utf8(s).map(Cow::Borrowed)
+    }
+    #[cfg(windows)]
+    {
+        s.to_cow()
+    }
 }

@@ -153,3 +153,14 @@ def test_from_pretrained_reads_gguf_files(tmp_path):
         messages = req.pop("messages")
         want = outcome(lambda: chatcodec.ChatTemplate(source, bos_token="<s>", eos_token="</s>").apply(messages, **req))
         assert outcome(lambda: t.apply(messages, **req)) == want
+
+
+def test_signature_is_transformers():
+    import inspect
+
+    ctu = need("transformers.utils.chat_template_utils")
+    ours = inspect.signature(chatcodec.render_jinja_template)
+    theirs = inspect.signature(ctu.render_jinja_template)
+    assert [(p.name, p.kind, p.default) for p in ours.parameters.values()] == [
+        (p.name, p.kind, p.default) for p in theirs.parameters.values()
+    ]

@@ -2,6 +2,11 @@
 //! objects), with the Python types JSON cannot express: tuples, non-string dict keys and
 //! integers of any size. A [`DataRequest`] is one conversation of transformers'
 //! `render_jinja_template` in that form.
+//!
+//! Strings may be borrowed (`Data<'s>` holds `Cow<'s, str>`): a binding that can keep the
+//! caller's strings alive for the render reads them in place instead of copying each one.
+
+use std::borrow::Cow;
 
 use num_bigint::{BigInt, BigUint, Sign};
 
@@ -11,7 +16,7 @@ use crate::value::{Ctx, Value};
 /// A plain value as transformers' `_plain_template_data` leaves it: the template sees
 /// exactly these types.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Data {
+pub enum Data<'s> {
     /// `None`.
     None,
     /// A bool.
@@ -27,35 +32,35 @@ pub enum Data {
     },
     /// A float.
     Float(f64),
-    /// A string.
-    Str(String),
+    /// A string, borrowed or owned.
+    Str(Cow<'s, str>),
     /// A list.
-    List(Vec<Data>),
+    List(Vec<Data<'s>>),
     /// A tuple (prints as `(a, b)`).
-    Tuple(Vec<Data>),
+    Tuple(Vec<Data<'s>>),
     /// A dict, in insertion order; keys may be any hashable plain value.
-    Dict(Vec<(Data, Data)>),
+    Dict(Vec<(Data<'s>, Data<'s>)>),
 }
 
 /// One conversation and the arguments of `render_jinja_template`, as [`Data`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct DataRequest {
+pub struct DataRequest<'s> {
     /// The messages; each must be a [`Data::Dict`].
-    pub messages: Vec<Data>,
+    pub messages: Vec<Data<'s>>,
     /// `tools` (already schemas), [`Data::None`] when absent.
-    pub tools: Data,
+    pub tools: Data<'s>,
     /// `documents`, [`Data::None`] when absent; each must be a [`Data::Dict`].
-    pub documents: Data,
+    pub documents: Data<'s>,
     /// `add_generation_prompt` (any value: the template reads its truth).
-    pub add_generation_prompt: Data,
+    pub add_generation_prompt: Data<'s>,
     /// `continue_final_message`: the field of the final message to continue (`content` for
     /// `True`), `None` for `False`.
     pub continue_final_message: Option<String>,
     /// Every other keyword argument, in order.
-    pub kwargs: Vec<(String, Data)>,
+    pub kwargs: Vec<(Cow<'s, str>, Data<'s>)>,
 }
 
-impl Default for DataRequest {
+impl Default for DataRequest<'_> {
     fn default() -> Self {
         DataRequest {
             messages: Vec::new(),
@@ -68,7 +73,7 @@ impl Default for DataRequest {
     }
 }
 
-impl Data {
+impl<'s> Data<'s> {
     /// The engine value, strings borrowed, containers in the arena.
     pub(crate) fn to_value<'a>(&'a self, ctx: &Ctx<'a>) -> Result<Value<'a>, Error> {
         Ok(match self {
@@ -99,7 +104,10 @@ impl Data {
         })
     }
 
-    pub(crate) fn slice<'a>(items: &'a [Data], ctx: &Ctx<'a>) -> Result<&'a [Value<'a>], Error> {
+    pub(crate) fn slice<'a>(
+        items: &'a [Data<'s>],
+        ctx: &Ctx<'a>,
+    ) -> Result<&'a [Value<'a>], Error> {
         let mut out = bumpalo::collections::Vec::with_capacity_in(items.len(), ctx.arena);
         for d in items {
             out.push(d.to_value(ctx)?);

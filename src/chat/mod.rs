@@ -91,7 +91,7 @@ pub(crate) struct Extra<'e> {
 /// `out` and returns the `{% generation %}` byte ranges, as [`render_request_spans`].
 pub fn render_data_spans(
     template: &Template,
-    request: &DataRequest,
+    request: &DataRequest<'_>,
     out: &mut String,
 ) -> Result<Vec<(usize, usize)>, Error> {
     render_source(template, Source::Data(request), &Extra::default(), out)
@@ -101,7 +101,7 @@ pub fn render_data_spans(
 #[derive(Clone, Copy)]
 pub(crate) enum Source<'r> {
     Json(&'r serde_json::Map<String, serde_json::Value>),
-    Data(&'r DataRequest),
+    Data(&'r DataRequest<'r>),
 }
 
 /// [`render_request_spans`] with `apply_chat_template`'s additions.
@@ -198,7 +198,7 @@ pub(crate) fn request_global<'a>(
 }
 
 /// Checks a [`DataRequest`] as `render_jinja_template` does.
-fn check_data(req: &DataRequest) -> Result<(), Error> {
+fn check_data(req: &DataRequest<'_>) -> Result<(), Error> {
     for (i, m) in req.messages.iter().enumerate() {
         if !matches!(m, Data::Dict(_)) {
             return Err(err!(
@@ -278,7 +278,7 @@ pub(crate) fn render_source(
                 let agp = req.add_generation_prompt.to_value(&ctx)?;
                 let mut kwargs = Vec::with_capacity(req.kwargs.len());
                 for (k, v) in &req.kwargs {
-                    kwargs.push((k.as_str(), v.to_value(&ctx)?));
+                    kwargs.push((k.as_ref(), v.to_value(&ctx)?));
                 }
                 crate::vm::resolve_globals(prog, &ctx, |name| match name {
                     "messages" => Some(msgs),

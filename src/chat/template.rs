@@ -149,7 +149,7 @@ impl ChatTemplate {
     /// tokens as kwargs under the request's own.
     pub fn apply_data_to(
         &self,
-        request: &DataRequest,
+        request: &DataRequest<'_>,
         mask: bool,
         out: &mut String,
     ) -> Result<Vec<(usize, usize)>, Error> {
@@ -169,7 +169,7 @@ impl ChatTemplate {
     }
 }
 
-impl Data {
+impl Data<'_> {
     /// Python truth.
     pub(crate) fn is_true(&self) -> bool {
         match self {
