@@ -42,17 +42,18 @@ pub(crate) fn typed(raw: &str) -> String {
 
 /// A Python literal (as in `f(a=1, b='x', c=None)`) as JSON; falls back to a JSON string.
 pub(crate) fn python_to_json(raw: &str) -> String {
+    python_literal(raw).unwrap_or_else(|| quote(raw.trim()))
+}
+
+/// A Python literal as JSON; `None` if the text is not one.
+pub(crate) fn python_literal(raw: &str) -> Option<String> {
     let t = raw.trim();
     let mut p = Py {
         s: t.as_bytes(),
         i: 0,
         out: String::new(),
     };
-    if p.value() && p.i == p.s.len() {
-        p.out
-    } else {
-        quote(t)
-    }
+    (p.value() && p.i == p.s.len()).then_some(p.out)
 }
 
 struct Py<'a> {

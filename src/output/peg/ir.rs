@@ -19,8 +19,13 @@ pub(crate) enum Kind {
     Args,
     /// An XML-style parameter name.
     Key,
-    /// A parameter value whose type is guessed (JSON if it parses, else a string).
+    /// A parameter value typed by the tool's schema; a parameter the schema does not type
+    /// (or any, without a schema) is guessed: JSON if it parses, else a string.
     Value,
+    /// A parameter value typed by the tool's schema; a parameter the schema does not type
+    /// is a string (vLLM's Qwen3-Coder and MiniMax-M2 rule). Without a schema, typed like
+    /// `Value`.
+    PValue,
     /// A parameter value known to be a string.
     SValue,
     /// A parameter value known to be JSON.
@@ -49,6 +54,7 @@ impl Kind {
             "args" => Kind::Args,
             "key" => Kind::Key,
             "value" => Kind::Value,
+            "pvalue" => Kind::PValue,
             "svalue" => Kind::SValue,
             "jvalue" => Kind::JValue,
             "pyvalue" => Kind::PyValue,
