@@ -1183,8 +1183,11 @@ const BAD: &[Bad] = &[
     // A call is announced once complete (its id may follow the arguments): cut off, it is text.
     bad("generic", "{\"tool_call\": {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", None, &[], 1),
     bad("generic", "A {\"response\": text} object.", None, &[], 1),
-    bad("cwm", "<tool: function>\nterminal ls -la\n</tool>", None, &[], 1),
-    bad("cwm", "<tool: function>\nget_weather {\"city\": \"Ber", Some(""), BER, 1),
+    // A body without a name; a label that is not a word.
+    bad("cwm", "<tool: function>\n</tool>", None, &[], 1),
+    bad("cwm", "<tool: a|b>\nterminal ls\n</tool>", None, &[], 1),
+    // Truncated JSON is not JSON: the body is a command line (vLLM's reading of a body).
+    bad("cwm", "<tool: function>\nget_weather {\"city\": \"Ber", Some(""), &[("get_weather", "{\"command\": \"{\\\"city\\\": \\\"Ber\"}")], 0),
     unclosed("think", false, "<think>plan", "plan"),
     bad("think", "No reasoning; <tool_call>{\"name\": \"x\"}</tool_call> stays text.", None, &[], 0),
     unclosed("kimi-vl", false, "◁think▷plan", "plan"),

@@ -47,6 +47,10 @@ enum Val {
     Nullable(String),
     /// A value of a non-string schema type, buffered until complete.
     Schema(Ty, String),
+    /// Arguments written as a JSON string, buffered.
+    SArgs(String),
+    /// Arguments written as a command line, buffered.
+    Command(String),
 }
 
 /// The capture sink of a stream: collects events until the caller takes them.
@@ -210,6 +214,8 @@ impl Assembler {
             },
             Some(Val::Nullable(s)) => convert(self.param_ty.unwrap_or_default(), &s),
             Some(Val::Schema(ty, s)) => convert(ty, &s),
+            Some(Val::SArgs(s)) => string_args(&s),
+            Some(Val::Command(s)) => command_args(&s),
         };
         self.args(&out);
     }
@@ -224,7 +230,9 @@ impl Assembler {
             | Some(Val::Typed(b))
             | Some(Val::Dict(b))
             | Some(Val::Xml(b))
-            | Some(Val::Schema(_, b)) => b.push_str(s),
+            | Some(Val::Schema(_, b))
+            | Some(Val::SArgs(b))
+            | Some(Val::Command(b)) => b.push_str(s),
             Some(Val::Nullable(b)) => {
                 b.push_str(s);
                 if !may_be_null_word(b.trim()) {
@@ -311,6 +319,14 @@ impl Sink for Assembler {
                 self.call_mut();
                 self.val = Some(Val::Dict(String::new()));
             }
+            Kind::SArgs => {
+                self.call_mut();
+                self.val = Some(Val::SArgs(String::new()));
+            }
+            Kind::Command => {
+                self.call_mut();
+                self.val = Some(Val::Command(String::new()));
+            }
             Kind::Content | Kind::Reasoning => {}
         }
         if kind.has_text() {
@@ -333,7 +349,9 @@ impl Sink for Assembler {
                 | Kind::JValue
                 | Kind::PyValue
                 | Kind::Dict
-                | Kind::XValue => self.value_text(s),
+                | Kind::XValue
+                | Kind::SArgs
+                | Kind::Command => self.value_text(s),
                 Kind::JContent => self.jtext.push_str(s),
                 Kind::Call | Kind::WholeCall => {}
             }
@@ -377,7 +395,9 @@ impl Sink for Assembler {
             | Kind::JValue
             | Kind::PyValue
             | Kind::Dict
-            | Kind::XValue => self.end_value(),
+            | Kind::XValue
+            | Kind::SArgs
+            | Kind::Command => self.end_value(),
             Kind::JContent => {
                 let raw = std::mem::take(&mut self.jtext);
                 // The grammar matched a JSON string's inside; keep the raw text if it does
@@ -415,6 +435,35 @@ impl Sink for Assembler {
     fn emitted(&self) -> usize {
         self.count
     }
+}
+
+/// Arguments written as a JSON string literal: the JSON it holds, or the literal itself when
+/// its text is not JSON (nothing is lost, and the arguments stay valid JSON).
+fn string_args(lit: &str) -> String {
+    match serde_json::from_str::<String>(lit.trim()) {
+        Ok(inner) if serde_json::from_str::<serde_json::Value>(&inner).is_ok() => {
+            inner.trim().to_string()
+        }
+        _ => typed(lit),
+    }
+}
+
+/// CWM's command-line arguments (the text after the name): JSON when the text is a JSON
+/// object or array, else `{"command": text}` with blank lines dropped and the text trimmed,
+/// as vLLM's `cwm` parser reads it.
+fn command_args(raw: &str) -> String {
+    let text = raw
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let t = text.trim();
+    if (t.starts_with('{') || t.starts_with('['))
+        && serde_json::from_str::<serde_json::Value>(t).is_ok()
+    {
+        return t.to_string();
+    }
+    format!("{{\"command\": {}}}", quote(t))
 }
 
 /// XML character entities in an attribute value (`&amp;` `&lt;` `&gt;` `&quot;` `&apos;`,

@@ -37,6 +37,12 @@ pub(crate) enum Kind {
     /// A MiniMax-M3 parameter value: nested elements (`NS<k>v NS</k>`, lists of `NS<item>`)
     /// converted to JSON once complete; a value without elements is typed like `Value`.
     XValue,
+    /// Arguments written as a JSON string holding the JSON (`"arguments": "{\"k\": 1}"`):
+    /// decoded once complete (kept as the string if its text is not JSON).
+    SArgs,
+    /// Arguments written as a command line (CWM's `<tool: …>\nNAME text`): JSON when the
+    /// text is a JSON object or array, else `{"command": text}`, once complete.
+    Command,
     /// Assistant text written as the inside of a JSON string (llama.cpp's generic
     /// `{"response": "…"}`): unescaped once the string is complete.
     JContent,
@@ -61,6 +67,8 @@ impl Kind {
             "dict" => Kind::Dict,
             "xvalue" => Kind::XValue,
             "jcontent" => Kind::JContent,
+            "sargs" => Kind::SArgs,
+            "command" => Kind::Command,
             _ => return None,
         })
     }
