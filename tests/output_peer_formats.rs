@@ -9,7 +9,7 @@ use serde_json::json;
 
 fn calls(m: &chatcodec::output::Message) -> Vec<(String, serde_json::Value)> {
     (0..m.tool_calls.len())
-        .map(|i| (m.tool_calls[i].name.clone(), args(&m, i)))
+        .map(|i| (m.tool_calls[i].name.clone(), args(m, i)))
         .collect()
 }
 
