@@ -140,6 +140,18 @@ fn generic_json_objects() {
     );
     assert_eq!(m.content, "Line one\nLine \"two\" é");
     assert!(m.tool_calls.is_empty());
+    // A response that is not a string is printed as llama.cpp prints the value.
+    let m = check(
+        "generic",
+        false,
+        "{\"response\": {\"b\": [1, \"x\"], \"a\": {}, \"c\": true}}",
+    );
+    assert_eq!(
+        m.content,
+        "{\n  \"a\": {},\n  \"b\": [\n    1,\n    \"x\"\n  ],\n  \"c\": true\n}"
+    );
+    let m = check("generic", false, "{\"response\": 42}");
+    assert_eq!(m.content, "42");
     let m = check("generic", false, "Just text, no JSON.");
     assert_eq!(m.content, "Just text, no JSON.");
     let m = check("generic", false, "{\"tool_calls\": []}");

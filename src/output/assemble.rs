@@ -314,7 +314,7 @@ impl Sink for Assembler {
             Kind::JValue => self.val = Some(Val::Json(String::new())),
             Kind::PyValue => self.val = Some(Val::Py(String::new())),
             Kind::XValue => self.val = Some(Val::Xml(String::new())),
-            Kind::JContent => self.jtext.clear(),
+            Kind::JContent | Kind::JDump => self.jtext.clear(),
             Kind::Dict => {
                 self.call_mut();
                 self.val = Some(Val::Dict(String::new()));
@@ -352,7 +352,7 @@ impl Sink for Assembler {
                 | Kind::XValue
                 | Kind::SArgs
                 | Kind::Command => self.value_text(s),
-                Kind::JContent => self.jtext.push_str(s),
+                Kind::JContent | Kind::JDump => self.jtext.push_str(s),
                 Kind::Call | Kind::WholeCall => {}
             }
         }
@@ -407,6 +407,20 @@ impl Sink for Assembler {
                     self.push(Event::Content(text));
                 }
             }
+            Kind::JDump => {
+                let raw = std::mem::take(&mut self.jtext);
+                let text = match serde_json::from_str::<serde_json::Value>(&raw) {
+                    Ok(v) => {
+                        let mut out = String::new();
+                        dump2(&mut out, &v, 0);
+                        out
+                    }
+                    Err(_) => raw,
+                };
+                if !text.is_empty() {
+                    self.push(Event::Content(text));
+                }
+            }
             Kind::Args | Kind::Content | Kind::Reasoning => {}
         }
     }
@@ -434,6 +448,50 @@ impl Sink for Assembler {
 
     fn emitted(&self) -> usize {
         self.count
+    }
+}
+
+/// `v` as llama.cpp's JSON library prints it with an indent of 2 (`dump(2)`): object keys
+/// sorted, one member or element a line, empty containers as `{}` / `[]`.
+fn dump2(out: &mut String, v: &serde_json::Value, depth: usize) {
+    use serde_json::Value;
+    let pad = |out: &mut String, d: usize| {
+        out.push('\n');
+        out.extend(std::iter::repeat_n(' ', 2 * d));
+    };
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                pad(out, depth + 1);
+                out.push_str(&quote(k));
+                out.push_str(": ");
+                if let Some(x) = m.get(*k) {
+                    dump2(out, x, depth + 1);
+                }
+            }
+            pad(out, depth);
+            out.push('}');
+        }
+        Value::Array(a) if !a.is_empty() => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                pad(out, depth + 1);
+                dump2(out, x, depth + 1);
+            }
+            pad(out, depth);
+            out.push(']');
+        }
+        Value::String(s) => out.push_str(&quote(s)),
+        other => out.push_str(&other.to_string()),
     }
 }
 

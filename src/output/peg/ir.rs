@@ -37,6 +37,10 @@ pub(crate) enum Kind {
     /// A MiniMax-M3 parameter value: nested elements (`NS<k>v NS</k>`, lists of `NS<item>`)
     /// converted to JSON once complete; a value without elements is typed like `Value`.
     XValue,
+    /// Assistant text written as a JSON value other than a string (llama.cpp's generic
+    /// `{"response": {…}}`): the value printed as llama.cpp prints it (sorted keys, two-space
+    /// indent), once complete.
+    JDump,
     /// Arguments written as a JSON string holding the JSON (`"arguments": "{\"k\": 1}"`):
     /// decoded once complete (kept as the string if its text is not JSON).
     SArgs,
@@ -68,6 +72,7 @@ impl Kind {
             "xvalue" => Kind::XValue,
             "jcontent" => Kind::JContent,
             "sargs" => Kind::SArgs,
+            "jdump" => Kind::JDump,
             "command" => Kind::Command,
             _ => return None,
         })
