@@ -457,7 +457,7 @@ fn dump2(out: &mut String, v: &serde_json::Value, depth: usize) {
     use serde_json::Value;
     let pad = |out: &mut String, d: usize| {
         out.push('\n');
-        out.extend(std::iter::repeat_n(' ', 2 * d));
+        out.push_str(&" ".repeat(2 * d));
     };
     match v {
         Value::Object(m) if !m.is_empty() => {
