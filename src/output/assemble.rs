@@ -3,7 +3,8 @@
 //! converted to JSON as they stream), and malformed regions.
 
 use super::convert::{
-    dict_to_json, escape_into, may_be_json, python_to_json, quote, typed, xml_to_json,
+    command_args, dict_to_json, dump2, escape_into, may_be_json, python_to_json, quote,
+    string_args, typed, xml_to_json,
 };
 use super::event::Event;
 use super::peg::{Kind, Sink};
@@ -449,79 +450,6 @@ impl Sink for Assembler {
     fn emitted(&self) -> usize {
         self.count
     }
-}
-
-/// `v` as llama.cpp's JSON library prints it with an indent of 2 (`dump(2)`): object keys
-/// sorted, one member or element a line, empty containers as `{}` / `[]`.
-fn dump2(out: &mut String, v: &serde_json::Value, depth: usize) {
-    use serde_json::Value;
-    let pad = |out: &mut String, d: usize| {
-        out.push('\n');
-        out.push_str(&" ".repeat(2 * d));
-    };
-    match v {
-        Value::Object(m) if !m.is_empty() => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                pad(out, depth + 1);
-                out.push_str(&quote(k));
-                out.push_str(": ");
-                if let Some(x) = m.get(*k) {
-                    dump2(out, x, depth + 1);
-                }
-            }
-            pad(out, depth);
-            out.push('}');
-        }
-        Value::Array(a) if !a.is_empty() => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                pad(out, depth + 1);
-                dump2(out, x, depth + 1);
-            }
-            pad(out, depth);
-            out.push(']');
-        }
-        Value::String(s) => out.push_str(&quote(s)),
-        other => out.push_str(&other.to_string()),
-    }
-}
-
-/// Arguments written as a JSON string literal: the JSON it holds, or the literal itself when
-/// its text is not JSON (nothing is lost, and the arguments stay valid JSON).
-fn string_args(lit: &str) -> String {
-    match serde_json::from_str::<String>(lit.trim()) {
-        Ok(inner) if serde_json::from_str::<serde_json::Value>(&inner).is_ok() => {
-            inner.trim().to_string()
-        }
-        _ => typed(lit),
-    }
-}
-
-/// CWM's command-line arguments (the text after the name): JSON when the text is a JSON
-/// object or array, else `{"command": text}` with blank lines dropped and the text trimmed,
-/// as vLLM's `cwm` parser reads it.
-fn command_args(raw: &str) -> String {
-    let text = raw
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .collect::<Vec<_>>()
-        .join("\n");
-    let t = text.trim();
-    if (t.starts_with('{') || t.starts_with('['))
-        && serde_json::from_str::<serde_json::Value>(t).is_ok()
-    {
-        return t.to_string();
-    }
-    format!("{{\"command\": {}}}", quote(t))
 }
 
 /// XML character entities in an attribute value (`&amp;` `&lt;` `&gt;` `&quot;` `&apos;`,
