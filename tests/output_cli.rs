@@ -287,3 +287,48 @@ fn call_ids_are_fresh_unless_seeded() {
     let seeded = ["--format", "hermes", "--forced-open", "--id-seed", "7"];
     assert_eq!(id(&seeded), id(&seeded));
 }
+
+/// `--tools` also types tagged parameters by the tools' schemas, one-shot and streamed.
+#[test]
+fn tools_file_types_tagged_parameters() {
+    let dir = std::env::temp_dir().join(format!("chatcodec-typed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tools = dir.join("tools.json");
+    std::fs::write(
+        &tools,
+        r#"[{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}}}]"#,
+    )
+    .unwrap();
+    let tools = tools.to_string_lossy().into_owned();
+    let out = "<tool_call>\n<function=get_weather>\n<parameter=city>\n1984\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>";
+    for stream in [false, true] {
+        let mut args = vec![
+            "--format",
+            "qwen3-coder",
+            "--id-seed",
+            "1",
+            "--tools",
+            &tools,
+        ];
+        if stream {
+            args.extend(["--stream", "--chunk-bytes", "1"]);
+        }
+        let (code, text) = run(&args, out.as_bytes());
+        assert_eq!(code, 0);
+        let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        let msg = if stream { &last["message"] } else { &last };
+        let a: Value = serde_json::from_str(
+            msg["tool_calls"][0]["function"]["arguments"]
+                .as_str()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            a,
+            serde_json::json!({"city": "1984", "days": 3}),
+            "stream {stream}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

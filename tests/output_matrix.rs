@@ -1183,8 +1183,11 @@ const BAD: &[Bad] = &[
     // A call is announced once complete (its id may follow the arguments): cut off, it is text.
     bad("generic", "{\"tool_call\": {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ber", None, &[], 1),
     bad("generic", "A {\"response\": text} object.", None, &[], 1),
-    bad("cwm", "<tool: function>\nterminal ls -la\n</tool>", None, &[], 1),
-    bad("cwm", "<tool: function>\nget_weather {\"city\": \"Ber", Some(""), BER, 1),
+    // A body without a name; a label that is not a word.
+    bad("cwm", "<tool: function>\n</tool>", None, &[], 1),
+    bad("cwm", "<tool: a|b>\nterminal ls\n</tool>", None, &[], 1),
+    // Truncated JSON is not JSON: the body is a command line (vLLM's reading of a body).
+    bad("cwm", "<tool: function>\nget_weather {\"city\": \"Ber", Some(""), &[("get_weather", "{\"command\": \"{\\\"city\\\": \\\"Ber\"}")], 0),
     unclosed("think", false, "<think>plan", "plan"),
     bad("think", "No reasoning; <tool_call>{\"name\": \"x\"}</tool_call> stays text.", None, &[], 0),
     unclosed("kimi-vl", false, "◁think▷plan", "plan"),
@@ -1316,4 +1319,76 @@ fn accounting(positions: fn(&str) -> Vec<usize>) {
         failures.len(),
         failures.join("\n")
     );
+}
+
+// ---------------------------------------------------------------- multi-byte text, every chunking
+
+/// Pieces of argument text: multi-byte characters of every length (a chunk boundary may fall
+/// right after an opening quote, inside a sequence or before a closing quote), characters JSON
+/// escapes, and text that looks like JSON.
+const PIECES: &[&str] = &[
+    "é", "日本", "🙂", "𝄞", "ß", "a", " ", "\\", "\"", "\n", "{", "]", "5", "null", "'",
+];
+
+fn piece_text() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    prop::collection::vec(prop::sample::select(PIECES), 1..10).prop_map(|v| {
+        let s = v.concat();
+        match s.trim() {
+            "" => "é".to_string(),
+            t => t.to_string(),
+        }
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+    /// Every format with a call whose string arguments hold multi-byte text: the arguments
+    /// are valid JSON equal to what was written, one-shot, byte by byte and in random chunks
+    /// (the tool's schema says the values are strings, for the formats that write values as
+    /// text).
+    #[test]
+    fn multibyte_arguments_in_every_format(
+        city in piece_text(),
+        note in piece_text(),
+        fi in 0usize..64,
+        sizes in proptest::collection::vec(1usize..9, 1..6),
+    ) {
+        let formats: Vec<&str> = all_formats()
+            .into_iter()
+            .filter(|f| !REASONING_ONLY.contains(f))
+            .collect();
+        let f = formats[fi % formats.len()];
+        let args = json!({"city": city, "note": note});
+        let s = Scen { reasoning: "", before: "", calls: vec![("get_weather", args.clone())], after: "" };
+        let text = render(f, &s, false);
+        let o = chatcodec::output::Options {
+            tool_schemas: Some(json!([{"type": "function", "function": {"name": "get_weather",
+                "parameters": {"type": "object", "properties": {
+                    "city": {"type": "string"}, "note": {"type": "string"}}}}}])),
+            ..opts(false)
+        };
+        let format = chatcodec::output::Format::by_name(f).unwrap();
+        let whole = chatcodec::output::parse_with(&format, &text, o.clone());
+        proptest::prop_assert_eq!(whole.tool_calls.len(), 1, "{}: {:?} -> {:?}", f, text, whole);
+        let got: Value = serde_json::from_str(&whole.tool_calls[0].arguments)
+            .map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{f}: {e}: {whole:?}")))?;
+        proptest::prop_assert_eq!(&got, &args, "{}: {:?}", f, text);
+        for chunks in [vec![1usize], sizes.clone()] {
+            let (_, _, m, _) = output_support::stream(&format, &o, text.as_bytes(), &chunks);
+            proptest::prop_assert_eq!(&m, &whole, "{} chunks {:?}: {:?}", f, chunks, text);
+        }
+        // Without the schema, text values are typed by their text (`5` is a number): the
+        // arguments are still valid JSON, the same under every chunking.
+        let o = opts(false);
+        let whole = chatcodec::output::parse_with(&format, &text, o.clone());
+        proptest::prop_assert_eq!(whole.tool_calls.len(), 1, "{}: {:?} -> {:?}", f, text, whole);
+        let got: Result<Value, _> = serde_json::from_str(&whole.tool_calls[0].arguments);
+        proptest::prop_assert!(got.is_ok(), "{}: {:?} -> {:?}", f, text, whole);
+        for chunks in [vec![1usize], sizes] {
+            let (_, _, m, _) = output_support::stream(&format, &o, text.as_bytes(), &chunks);
+            proptest::prop_assert_eq!(&m, &whole, "{} chunks {:?}: {:?}", f, chunks, text);
+        }
+    }
 }

@@ -125,6 +125,7 @@ fn corpus_round_trip() {
             id_seed: 1,
             tools: None,
             keep_unknown_tools: false,
+            tool_schemas: None,
         };
         let m = parse_with(&f, text, o);
         let got: Vec<(String, Value)> = m

@@ -336,12 +336,13 @@ pub unsafe extern "C" fn chatcodec_parser_new(
             if !v.is_array() {
                 return Err((Status::Input, "tools must be a JSON array".into()));
             }
-            Some(output::Options::tool_names(&v))
+            Some(v)
         };
         let options = output::Options {
             reasoning,
             id_seed: seed,
-            tools,
+            tools: tools.as_ref().map(output::Options::tool_names),
+            tool_schemas: tools,
             ..Default::default()
         };
         let parser = Parser {

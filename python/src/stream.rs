@@ -62,12 +62,13 @@ impl StreamParser {
         };
         let tools = match tools {
             None => None,
-            Some(t) => Some(output::Options::tool_names(&to_json(t, 0)?)),
+            Some(t) => Some(to_json(t, 0)?),
         };
         let options = output::Options {
             reasoning,
             id_seed: id_seed.unwrap_or_else(output::random_id_seed),
-            tools,
+            tools: tools.as_ref().map(output::Options::tool_names),
+            tool_schemas: tools,
             ..Default::default()
         };
         Ok(StreamParser {

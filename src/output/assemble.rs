@@ -3,10 +3,13 @@
 //! converted to JSON as they stream), and malformed regions.
 
 use super::convert::{
-    dict_to_json, escape_into, may_be_json, python_to_json, quote, typed, xml_to_json,
+    command_args, dict_to_json, dump2, escape_into, may_be_json, python_to_json, quote,
+    string_args, typed, xml_to_json,
 };
 use super::event::Event;
 use super::peg::{Kind, Sink};
+use super::typing::{convert, may_be_null_word, ToolTypes, Ty};
+use std::sync::Arc;
 
 #[derive(Debug, Default)]
 struct Call {
@@ -40,6 +43,15 @@ enum Val {
     Dict(String),
     /// MiniMax-M3 nested elements, buffered.
     Xml(String),
+    /// A string that may be null (its schema allows both): held while it may still be
+    /// `null`/`None`.
+    Nullable(String),
+    /// A value of a non-string schema type, buffered until complete.
+    Schema(Ty, String),
+    /// Arguments written as a JSON string, buffered.
+    SArgs(String),
+    /// Arguments written as a command line, buffered.
+    Command(String),
 }
 
 /// The capture sink of a stream: collects events until the caller takes them.
@@ -57,6 +69,10 @@ pub(crate) struct Assembler {
     val: Option<Val>,
     /// The text of an open `jcontent` capture.
     jtext: String,
+    /// Parameter types from the request's tool schemas.
+    types: Option<Arc<ToolTypes>>,
+    /// The schema type of the current parameter (`None` without schemas).
+    param_ty: Option<Ty>,
 }
 
 impl Assembler {
@@ -73,7 +89,28 @@ impl Assembler {
             key: String::new(),
             jtext: String::new(),
             val: None,
+            types: None,
+            param_ty: None,
         }
+    }
+
+    /// Types parameter values by the request's tool schemas.
+    pub(crate) fn set_types(&mut self, types: Arc<ToolTypes>) {
+        self.types = Some(types);
+    }
+
+    /// The state of a parameter value opened with `kind` (`value` or `pvalue`), by the
+    /// current parameter's schema type.
+    fn open_value(&mut self, kind: Kind) {
+        self.val = Some(match self.param_ty {
+            Some(ty) if ty.nullable_string() => Val::Nullable(String::new()),
+            Some(ty) if ty.string() || (ty.untyped() && kind == Kind::PValue) => {
+                self.args("\"");
+                Val::Str
+            }
+            Some(ty) if !ty.untyped() => Val::Schema(ty, String::new()),
+            _ => Val::Undecided(String::new()),
+        });
     }
 
     /// Takes the events produced since the last call.
@@ -171,7 +208,15 @@ impl Assembler {
             Some(Val::Json(s)) => typed(&s),
             Some(Val::Py(s)) => python_to_json(&s),
             Some(Val::Dict(s)) => dict_to_json(&s),
-            Some(Val::Xml(s)) => xml_to_json(&s),
+            Some(Val::Xml(s)) => match self.param_ty {
+                // Elements are converted as such; a plain value is typed by the schema.
+                Some(ty) if !s.trim_start().starts_with("]<]minimax[>[") => convert(ty, &s),
+                _ => xml_to_json(&s),
+            },
+            Some(Val::Nullable(s)) => convert(self.param_ty.unwrap_or_default(), &s),
+            Some(Val::Schema(ty, s)) => convert(ty, &s),
+            Some(Val::SArgs(s)) => string_args(&s),
+            Some(Val::Command(s)) => command_args(&s),
         };
         self.args(&out);
     }
@@ -181,8 +226,22 @@ impl Assembler {
         match &mut self.val {
             None => {}
             Some(Val::Str) => escape_into(&mut out, s),
-            Some(Val::Json(b)) | Some(Val::Py(b)) | Some(Val::Typed(b)) | Some(Val::Dict(b))
-            | Some(Val::Xml(b)) => b.push_str(s),
+            Some(Val::Json(b))
+            | Some(Val::Py(b))
+            | Some(Val::Typed(b))
+            | Some(Val::Dict(b))
+            | Some(Val::Xml(b))
+            | Some(Val::Schema(_, b))
+            | Some(Val::SArgs(b))
+            | Some(Val::Command(b)) => b.push_str(s),
+            Some(Val::Nullable(b)) => {
+                b.push_str(s);
+                if !may_be_null_word(b.trim()) {
+                    out.push('"');
+                    escape_into(&mut out, b);
+                    self.val = Some(Val::Str);
+                }
+            }
             Some(Val::Undecided(b)) => {
                 b.push_str(s);
                 if let Some(c) = b.chars().find(|c| !c.is_whitespace()) {
@@ -248,7 +307,7 @@ impl Sink for Assembler {
             Kind::Args => {
                 self.call_mut();
             }
-            Kind::Value => self.val = Some(Val::Undecided(String::new())),
+            Kind::Value | Kind::PValue => self.open_value(kind),
             Kind::SValue => {
                 self.val = Some(Val::Str);
                 self.args("\"");
@@ -256,10 +315,18 @@ impl Sink for Assembler {
             Kind::JValue => self.val = Some(Val::Json(String::new())),
             Kind::PyValue => self.val = Some(Val::Py(String::new())),
             Kind::XValue => self.val = Some(Val::Xml(String::new())),
-            Kind::JContent => self.jtext.clear(),
+            Kind::JContent | Kind::JDump => self.jtext.clear(),
             Kind::Dict => {
                 self.call_mut();
                 self.val = Some(Val::Dict(String::new()));
+            }
+            Kind::SArgs => {
+                self.call_mut();
+                self.val = Some(Val::SArgs(String::new()));
+            }
+            Kind::Command => {
+                self.call_mut();
+                self.val = Some(Val::Command(String::new()));
             }
             Kind::Content | Kind::Reasoning => {}
         }
@@ -278,12 +345,15 @@ impl Sink for Assembler {
                 Kind::Key => self.key.push_str(s),
                 Kind::Args => self.args(s),
                 Kind::Value
+                | Kind::PValue
                 | Kind::SValue
                 | Kind::JValue
                 | Kind::PyValue
                 | Kind::Dict
-                | Kind::XValue => self.value_text(s),
-                Kind::JContent => self.jtext.push_str(s),
+                | Kind::XValue
+                | Kind::SArgs
+                | Kind::Command => self.value_text(s),
+                Kind::JContent | Kind::JDump => self.jtext.push_str(s),
                 Kind::Call | Kind::WholeCall => {}
             }
         }
@@ -305,7 +375,12 @@ impl Sink for Assembler {
             }
             Kind::Key => {
                 self.end_value();
-                let key = quote(&unescape_entities(self.key.trim()));
+                let key = unescape_entities(self.key.trim());
+                self.param_ty = self.types.as_ref().map(|t| {
+                    let tool = self.call.as_ref().and_then(|c| c.name.as_deref());
+                    tool.map_or_else(Ty::default, |tool| t.param(tool, &key))
+                });
+                let key = quote(&key);
                 let c = self.call_mut();
                 let sep = match c.params {
                     None => "{",
@@ -316,16 +391,33 @@ impl Sink for Assembler {
                 self.args(&format!("{sep}{key}: "));
             }
             Kind::Value
+            | Kind::PValue
             | Kind::SValue
             | Kind::JValue
             | Kind::PyValue
             | Kind::Dict
-            | Kind::XValue => self.end_value(),
+            | Kind::XValue
+            | Kind::SArgs
+            | Kind::Command => self.end_value(),
             Kind::JContent => {
                 let raw = std::mem::take(&mut self.jtext);
                 // The grammar matched a JSON string's inside; keep the raw text if it does
                 // not decode (nothing is lost).
                 let text = serde_json::from_str::<String>(&format!("\"{raw}\"")).unwrap_or(raw);
+                if !text.is_empty() {
+                    self.push(Event::Content(text));
+                }
+            }
+            Kind::JDump => {
+                let raw = std::mem::take(&mut self.jtext);
+                let text = match serde_json::from_str::<serde_json::Value>(&raw) {
+                    Ok(v) => {
+                        let mut out = String::new();
+                        dump2(&mut out, &v, 0);
+                        out
+                    }
+                    Err(_) => raw,
+                };
                 if !text.is_empty() {
                     self.push(Event::Content(text));
                 }

@@ -1,5 +1,6 @@
 //! Value conversions for tagged argument formats: JSON string escaping, typing a raw value,
-//! and Python literals to JSON.
+//! Python literals to JSON, arguments written as a JSON string or a command line, and JSON
+//! printed as llama.cpp prints it.
 
 /// Appends `s` JSON-escaped (without quotes) to `out`.
 pub(crate) fn escape_into(out: &mut String, s: &str) {
@@ -42,17 +43,18 @@ pub(crate) fn typed(raw: &str) -> String {
 
 /// A Python literal (as in `f(a=1, b='x', c=None)`) as JSON; falls back to a JSON string.
 pub(crate) fn python_to_json(raw: &str) -> String {
+    python_literal(raw).unwrap_or_else(|| quote(raw.trim()))
+}
+
+/// A Python literal as JSON; `None` if the text is not one.
+pub(crate) fn python_literal(raw: &str) -> Option<String> {
     let t = raw.trim();
     let mut p = Py {
         s: t.as_bytes(),
         i: 0,
         out: String::new(),
     };
-    if p.value() && p.i == p.s.len() {
-        p.out
-    } else {
-        quote(t)
-    }
+    (p.value() && p.i == p.s.len()).then_some(p.out)
 }
 
 struct Py<'a> {
@@ -432,6 +434,79 @@ fn xml_into(out: &mut String, s: &str, depth: usize) -> bool {
     true
 }
 
+/// `v` as llama.cpp's JSON library prints it with an indent of 2 (`dump(2)`): object keys
+/// sorted, one member or element a line, empty containers as `{}` / `[]`.
+pub(crate) fn dump2(out: &mut String, v: &serde_json::Value, depth: usize) {
+    use serde_json::Value;
+    let pad = |out: &mut String, d: usize| {
+        out.push('\n');
+        out.push_str(&" ".repeat(2 * d));
+    };
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                pad(out, depth + 1);
+                out.push_str(&quote(k));
+                out.push_str(": ");
+                if let Some(x) = m.get(*k) {
+                    dump2(out, x, depth + 1);
+                }
+            }
+            pad(out, depth);
+            out.push('}');
+        }
+        Value::Array(a) if !a.is_empty() => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                pad(out, depth + 1);
+                dump2(out, x, depth + 1);
+            }
+            pad(out, depth);
+            out.push(']');
+        }
+        Value::String(s) => out.push_str(&quote(s)),
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// Arguments written as a JSON string literal: the JSON it holds, or the literal itself when
+/// its text is not JSON (nothing is lost, and the arguments stay valid JSON).
+pub(crate) fn string_args(lit: &str) -> String {
+    match serde_json::from_str::<String>(lit.trim()) {
+        Ok(inner) if serde_json::from_str::<serde_json::Value>(&inner).is_ok() => {
+            inner.trim().to_string()
+        }
+        _ => typed(lit),
+    }
+}
+
+/// CWM's command-line arguments (the text after the name): JSON when the text is a JSON
+/// object or array, else `{"command": text}` with blank lines dropped and the text trimmed,
+/// as vLLM's `cwm` parser reads it.
+pub(crate) fn command_args(raw: &str) -> String {
+    let text = raw
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let t = text.trim();
+    if (t.starts_with('{') || t.starts_with('['))
+        && serde_json::from_str::<serde_json::Value>(t).is_ok()
+    {
+        return t.to_string();
+    }
+    format!("{{\"command\": {}}}", quote(t))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,6 +549,17 @@ mod tests {
             xml_to_json(&format!("{ns}<k>{ns}<item>t{ns}</item>{ns}</k>")),
             "{\"k\": [\"t\"]}"
         );
+        assert_eq!(string_args("\"{\\\"a\\\": 1}\""), "{\"a\": 1}");
+        assert_eq!(string_args("\"words\""), "\"words\"");
+        assert_eq!(
+            command_args(" ls -la\n\n  | wc\n"),
+            "{\"command\": \"ls -la\\n  | wc\"}"
+        );
+        assert_eq!(command_args("\n[1, 2]\n"), "[1, 2]");
+        assert_eq!(command_args("{x"), "{\"command\": \"{x\"}");
+        let mut d = String::new();
+        dump2(&mut d, &serde_json::json!({"b": [], "a": [1]}), 0);
+        assert_eq!(d, "{\n  \"a\": [\n    1\n  ],\n  \"b\": []\n}");
         assert_eq!(
             xml_to_json(&format!("{ns}<k>open")),
             format!("{:?}", format!("{ns}<k>open"))

@@ -21,6 +21,7 @@ pub(crate) mod peg;
 pub(crate) mod scan;
 mod spec;
 mod stream;
+mod typing;
 
 pub use event::Event;
 pub use formats::{Format, GrammarError, ParserChoice};

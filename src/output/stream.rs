@@ -5,6 +5,7 @@ use super::event::Event;
 use super::formats::Format;
 use super::message::Message;
 use super::peg::Machine;
+use super::typing::ToolTypes;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -34,6 +35,11 @@ pub struct Options {
     /// Keep a call to a tool that is not in `tools` as a call (vLLM's parsers do), rather
     /// than turning it into content. Set by [`Format::by_parsers`]'s choice.
     pub keep_unknown_tools: bool,
+    /// The request's OpenAI `tools` array, whose parameter schemas type the values of
+    /// tagged parameters (`<parameter=k>5</parameter>` is `5` for an `integer`, `"5"` for a
+    /// `string`; a parameter the schema does not type is a string in the XML formats whose
+    /// peers read it so). `None`: values are typed by their text.
+    pub tool_schemas: Option<serde_json::Value>,
 }
 
 impl Options {
@@ -96,9 +102,13 @@ impl StreamParser {
         if let Some(tools) = options.tools.filter(|_| !options.keep_unknown_tools) {
             machine.set_known(Arc::new(tools.into_iter().collect::<HashSet<_>>()));
         }
+        let mut asm = Assembler::new(options.id_seed);
+        if let Some(tools) = &options.tool_schemas {
+            asm.set_types(Arc::new(ToolTypes::from_tools(tools)));
+        }
         StreamParser {
             machine,
-            asm: Assembler::new(options.id_seed),
+            asm,
             message: Message::default(),
         }
     }

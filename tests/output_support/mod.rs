@@ -18,6 +18,7 @@ pub fn opts(forced_open: bool) -> Options {
         id_seed: 7,
         tools: None,
         keep_unknown_tools: false,
+        tool_schemas: None,
     }
 }
 

@@ -52,7 +52,8 @@ pub(crate) struct Args {
     #[arg(long)]
     id_seed: Option<u64>,
     /// A JSON file with the request's OpenAI `tools` array: a call to a name not in it is
-    /// reported as malformed and kept as content. Without it, any name is accepted.
+    /// reported as malformed and kept as content. Without it, any name is accepted. Its
+    /// parameter schemas type the values of tagged (XML-style) parameters.
     #[arg(long, value_name = "FILE")]
     tools: Option<std::path::PathBuf>,
     /// List the format names and exit.
@@ -83,7 +84,7 @@ pub(crate) fn run(args: Args) -> i32 {
     let tools = match &args.tools {
         None => None,
         Some(path) => match read_tools(path) {
-            Ok(names) => Some(names),
+            Ok(tools) => Some(tools),
             Err(e) => {
                 eprintln!("error: --tools {}: {e}", path.display());
                 return 2;
@@ -107,8 +108,9 @@ pub(crate) fn run(args: Args) -> i32 {
             id_seed: args
                 .id_seed
                 .unwrap_or_else(chatcodec::output::random_id_seed),
-            tools,
+            tools: tools.as_ref().map(Options::tool_names),
             keep_unknown_tools: keep_unknown && !args.strict_tools,
+            tool_schemas: tools,
         },
     );
     if !args.stream {
@@ -175,12 +177,12 @@ fn select(args: &Args) -> Result<(Format, Reasoning, bool), String> {
     Ok((f, Reasoning::Auto, false))
 }
 
-/// The tool names of an OpenAI `tools` JSON array in `path`.
-fn read_tools(path: &std::path::Path) -> Result<Vec<String>, String> {
+/// The OpenAI `tools` JSON array in `path`.
+fn read_tools(path: &std::path::Path) -> Result<serde_json::Value, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     if !value.is_array() {
         return Err("expected a JSON array of tools".into());
     }
-    Ok(Options::tool_names(&value))
+    Ok(value)
 }

@@ -103,6 +103,7 @@ pub fn options_for(spec: &FormatSpec, text: &str) -> Options {
         id_seed: 1,
         tools: None,
         keep_unknown_tools: false,
+        tool_schemas: None,
     }
 }
 

@@ -19,8 +19,13 @@ pub(crate) enum Kind {
     Args,
     /// An XML-style parameter name.
     Key,
-    /// A parameter value whose type is guessed (JSON if it parses, else a string).
+    /// A parameter value typed by the tool's schema; a parameter the schema does not type
+    /// (or any, without a schema) is guessed: JSON if it parses, else a string.
     Value,
+    /// A parameter value typed by the tool's schema; a parameter the schema does not type
+    /// is a string (vLLM's Qwen3-Coder and MiniMax-M2 rule). Without a schema, typed like
+    /// `Value`.
+    PValue,
     /// A parameter value known to be a string.
     SValue,
     /// A parameter value known to be JSON.
@@ -32,6 +37,16 @@ pub(crate) enum Kind {
     /// A MiniMax-M3 parameter value: nested elements (`NS<k>v NS</k>`, lists of `NS<item>`)
     /// converted to JSON once complete; a value without elements is typed like `Value`.
     XValue,
+    /// Assistant text written as a JSON value other than a string (llama.cpp's generic
+    /// `{"response": {…}}`): the value printed as llama.cpp prints it (sorted keys, two-space
+    /// indent), once complete.
+    JDump,
+    /// Arguments written as a JSON string holding the JSON (`"arguments": "{\"k\": 1}"`):
+    /// decoded once complete (kept as the string if its text is not JSON).
+    SArgs,
+    /// Arguments written as a command line (CWM's `<tool: …>\nNAME text`): JSON when the
+    /// text is a JSON object or array, else `{"command": text}`, once complete.
+    Command,
     /// Assistant text written as the inside of a JSON string (llama.cpp's generic
     /// `{"response": "…"}`): unescaped once the string is complete.
     JContent,
@@ -49,12 +64,16 @@ impl Kind {
             "args" => Kind::Args,
             "key" => Kind::Key,
             "value" => Kind::Value,
+            "pvalue" => Kind::PValue,
             "svalue" => Kind::SValue,
             "jvalue" => Kind::JValue,
             "pyvalue" => Kind::PyValue,
             "dict" => Kind::Dict,
             "xvalue" => Kind::XValue,
             "jcontent" => Kind::JContent,
+            "sargs" => Kind::SArgs,
+            "jdump" => Kind::JDump,
+            "command" => Kind::Command,
             _ => return None,
         })
     }
