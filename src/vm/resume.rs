@@ -18,7 +18,7 @@ use std::cell::Cell;
 
 use crate::compile::Program;
 use crate::error::Error;
-use crate::template::Limits;
+use crate::limits::Limits;
 use crate::value::{Callable, Ctx, Global, IterKind, LoopState, UndefInfo, Value};
 
 use super::run::{LoopRun, Vm};

@@ -4,7 +4,7 @@ use smallvec::SmallVec;
 
 use crate::compile::{Const, Instr, LoopField, Program, NONE16};
 use crate::error::{err, Error, ErrorKind, Limit};
-use crate::template::Limits;
+use crate::limits::Limits;
 use crate::value::{budget, fmt, ops, Callable, Ctx, LoopState, VResult, Value};
 
 /// Instructions' fuel is taken from the render's budget this many units at a time.
