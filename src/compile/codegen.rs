@@ -863,7 +863,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 }
                 // A name no dict attribute has reads a dict's key directly.
                 let plain = !name.starts_with('_')
-                    && !crate::builtins::has_method(&crate::value::Value::Dict(&[]), name);
+                    && !crate::value::methods::has_method(&crate::value::Value::Dict(&[]), name);
                 if plain && self.load_key(obj, name, false, e.span) {
                     return Ok(());
                 }

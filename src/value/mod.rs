@@ -8,10 +8,14 @@
 pub(crate) mod bigint;
 pub(crate) mod budget;
 pub(crate) mod fmt;
+pub(crate) mod format;
 pub(crate) mod json;
 pub(crate) mod markup;
+pub(crate) mod methods;
 pub(crate) mod ops;
 pub(crate) mod pprint;
+#[cfg(test)]
+pub(crate) mod testutil;
 
 use std::cell::{Cell, RefCell};
 
@@ -489,3 +493,6 @@ impl<'a> Value<'a> {
 
 /// A result of a builtin or an operation.
 pub(crate) type VResult<'a> = Result<Value<'a>, Error>;
+
+/// Keyword arguments as the VM passes them, in call order.
+pub(crate) type Kwargs<'k, 'a> = &'k [(&'a str, Value<'a>)];

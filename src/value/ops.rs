@@ -16,6 +16,41 @@ use crate::value::budget;
 use crate::value::fmt::write_str_repr;
 use crate::value::{Callable, Ctx, IterKind, LoopState, UndefInfo, VResult, Value};
 
+/// An integer argument (`__index__`): ints and bools; floats and others are a TypeError.
+pub(crate) fn int_arg(v: &Value<'_>) -> Result<i64, Error> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        Value::Bool(b) => Ok(i64::from(*b)),
+        Value::Big(_) => Err(err!(
+            Overflow,
+            "Python int too large to convert to C ssize_t"
+        )),
+        Value::Undefined(_) => Err(undefined_error(v)),
+        other => Err(err!(
+            Type,
+            "'{}' object cannot be interpreted as an integer",
+            other.type_name()
+        )),
+    }
+}
+
+/// The `(key, value)` pairs of a mapping (a template dict or a JSON object), or `None` when
+/// `v` is not a mapping.
+pub(crate) fn pairs<'a>(ctx: &Ctx<'a>, v: &Value<'a>) -> Option<&'a [(Value<'a>, Value<'a>)]> {
+    match v {
+        Value::Dict(d) => Some(d),
+        Value::Json(serde_json::Value::Object(o)) => {
+            let mut out = bumpalo::collections::Vec::with_capacity_in(o.len(), ctx.arena);
+            out.extend(
+                o.iter()
+                    .map(|(k, x)| (Value::Str(k.as_str()), Value::from_json_in(x, ctx))),
+            );
+            Some(out.into_bump_slice())
+        }
+        _ => None,
+    }
+}
+
 /// Binary arithmetic operators (and `~`, string concatenation).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum BinOp {
@@ -609,7 +644,7 @@ pub(crate) fn binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Value<'a>, b: Value<'a>) ->
         return super::markup::binop(ctx, op, a, b);
     }
     if let (BinOp::Mod, Value::Str(fmt)) = (op, a) {
-        return crate::builtins::percent_format(ctx, fmt, b);
+        return super::format::percent_format(ctx, fmt, b);
     }
     if a.is_undefined() {
         return Err(undefined_error(&a));
@@ -1209,10 +1244,10 @@ fn attribute<'a>(ctx: &Ctx<'a>, obj: Value<'a>, name: &'a str) -> Option<Value<'
         // attribute exists (the dunders), else it falls back to the item.
         return is_dunder(name).then(|| missing_attr(ctx, &obj, name));
     }
-    if is_mutator(&obj, name) {
+    if super::methods::is_mutator(&obj, name) {
         return Some(missing_attr(ctx, &obj, name));
     }
-    if crate::builtins::has_method(&obj, name) {
+    if super::methods::has_method(&obj, name) {
         return Some(ctx.callable(Callable::Method { recv: obj, name }));
     }
     match obj {
@@ -1267,29 +1302,6 @@ fn loop_attr<'a>(ctx: &Ctx<'a>, l: &'a LoopState<'a>, name: &str) -> Option<Valu
         "cycle" => ctx.callable(Callable::Cycle(l)),
         _ => return None,
     })
-}
-
-/// Whether `name` is a method the immutable sandbox refuses on `obj` (jinja2's
-/// `modifies_known_mutable`).
-fn is_mutator(obj: &Value<'_>, name: &str) -> bool {
-    match obj {
-        Value::List(_) | Value::Json(serde_json::Value::Array(_)) => is_list_mutator(name),
-        Value::Dict(_) | Value::Json(serde_json::Value::Object(_)) => is_dict_mutator(name),
-        _ => false,
-    }
-}
-
-/// The mutating methods of `list`.
-fn is_list_mutator(name: &str) -> bool {
-    matches!(
-        name,
-        "append" | "clear" | "pop" | "reverse" | "insert" | "sort" | "extend" | "remove"
-    )
-}
-
-/// The mutating methods of `dict`.
-fn is_dict_mutator(name: &str) -> bool {
-    matches!(name, "clear" | "pop" | "popitem" | "setdefault" | "update")
 }
 
 /// Whether `name` is a dunder attribute that Python objects of the template's types have.
@@ -1464,8 +1476,7 @@ pub(crate) fn undefined_error(v: &Value<'_>) -> Error {
         Value::Undefined(Some(UndefInfo::Attr { obj, name })) => {
             let ty = type_of_repr(obj);
             let unsafe_attr = (name.starts_with('_') && is_dunder(name))
-                || (ty == "list" && is_list_mutator(name))
-                || (ty == "dict" && is_dict_mutator(name));
+                || super::methods::is_type_mutator(ty, name);
             if unsafe_attr {
                 return err!(
                     Security,

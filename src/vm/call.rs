@@ -66,7 +66,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                 return Ok(());
             }
         }
-        if crate::builtins::has_method(&recv, name) {
+        if crate::value::methods::has_method(&recv, name) {
             budget::charge_call(&recv, args, kwargs)?;
             let v = crate::builtins::call_method(self.ctx, recv, name, args, kwargs)?;
             self.stack.push(v);

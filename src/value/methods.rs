@@ -1,0 +1,145 @@
+//! The methods each type of value has, by name: the table that attribute lookup
+//! (`recv.name` is a bound method, which shadows a key of the same name) and the method
+//! calls of `builtins` share. Mutators are listed, so that they shadow keys too, but the
+//! immutable sandbox refuses them.
+
+use crate::value::{Callable, Global, Namespace, Value};
+
+/// The mutating methods of `dict`.
+const DICT_MUTATORS: &[&str] = &["clear", "pop", "popitem", "setdefault", "update"];
+/// The mutating methods of `list`.
+const LIST_MUTATORS: &[&str] = &[
+    "append", "clear", "pop", "reverse", "insert", "sort", "extend", "remove",
+];
+
+/// What kind of receiver a value is, for method lookup.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Recv {
+    /// `str` and `Markup`.
+    Str,
+    /// A dict, from the template or the JSON.
+    Dict,
+    /// A list, from the template or the JSON.
+    List,
+    /// A tuple.
+    Tuple,
+    /// Anything else.
+    Other,
+}
+
+/// The receiver kind of `v`.
+pub(crate) fn recv_kind(v: &Value<'_>) -> Recv {
+    match v {
+        Value::Str(_) | Value::Markup(_) => Recv::Str,
+        Value::Dict(_) | Value::Json(serde_json::Value::Object(_)) => Recv::Dict,
+        Value::List(_) | Value::Json(serde_json::Value::Array(_)) => Recv::List,
+        Value::Tuple(_) => Recv::Tuple,
+        _ => Recv::Other,
+    }
+}
+
+/// Whether `recv.name` is a mutator the sandbox forbids.
+pub(crate) fn is_mutator(recv: &Value<'_>, name: &str) -> bool {
+    match recv_kind(recv) {
+        Recv::Dict => DICT_MUTATORS.contains(&name),
+        Recv::List => LIST_MUTATORS.contains(&name),
+        _ => false,
+    }
+}
+
+/// Whether `name` is a mutator of the Python type called `ty` (`list` or `dict`).
+pub(crate) fn is_type_mutator(ty: &str, name: &str) -> bool {
+    match ty {
+        "list" => LIST_MUTATORS.contains(&name),
+        "dict" => DICT_MUTATORS.contains(&name),
+        _ => false,
+    }
+}
+
+/// Whether `recv.name` is a method (which then shadows a key of the same name).
+pub(crate) fn has_method(recv: &Value<'_>, name: &str) -> bool {
+    match recv_kind(recv) {
+        Recv::Str => is_str_method(name),
+        Recv::Dict => {
+            matches!(name, "items" | "keys" | "values" | "get" | "copy")
+                || DICT_MUTATORS.contains(&name)
+        }
+        Recv::List => matches!(name, "count" | "index" | "copy") || LIST_MUTATORS.contains(&name),
+        Recv::Tuple => matches!(name, "count" | "index"),
+        Recv::Other => match recv {
+            Value::Callable(c) => {
+                matches!(**c, Callable::Global(Global::Dict)) && name == "fromkeys"
+            }
+            Value::Ns(ns) => helper_has_method(ns, name),
+            _ => false,
+        },
+    }
+}
+
+/// Whether `name` is a method of `str` (a `match`, which compiles to a length switch).
+fn is_str_method(name: &str) -> bool {
+    matches!(
+        name,
+        "strip"
+            | "lstrip"
+            | "rstrip"
+            | "split"
+            | "rsplit"
+            | "splitlines"
+            | "startswith"
+            | "endswith"
+            | "replace"
+            | "upper"
+            | "lower"
+            | "title"
+            | "capitalize"
+            | "swapcase"
+            | "casefold"
+            | "find"
+            | "rfind"
+            | "index"
+            | "rindex"
+            | "count"
+            | "join"
+            | "format"
+            | "isdigit"
+            | "isalpha"
+            | "isalnum"
+            | "isspace"
+            | "isupper"
+            | "islower"
+            | "istitle"
+            | "isnumeric"
+            | "isdecimal"
+            | "zfill"
+            | "ljust"
+            | "rjust"
+            | "center"
+            | "removeprefix"
+            | "removesuffix"
+            | "partition"
+            | "rpartition"
+            | "expandtabs"
+            | "format_map"
+            | "isidentifier"
+            | "isprintable"
+    )
+}
+
+/// The hidden state of a `cycler()` (a namespace the template cannot write: `_` names).
+pub(crate) const CYCLER_ITEMS: &str = "__cycler_items";
+/// The position of a `cycler()`.
+pub(crate) const CYCLER_POS: &str = "__cycler_pos";
+/// The separator of a `joiner()`.
+pub(crate) const JOINER_SEP: &str = "__joiner_sep";
+/// Whether a `joiner()` was called.
+pub(crate) const JOINER_USED: &str = "__joiner_used";
+
+/// Whether `ns` is a cycler with method `name` (`next`, `reset`) or a joiner (`__call__`).
+fn helper_has_method(ns: &Namespace<'_>, name: &str) -> bool {
+    match name {
+        "next" | "reset" => ns.get(CYCLER_ITEMS).is_some(),
+        "__call__" => ns.get(JOINER_SEP).is_some(),
+        _ => false,
+    }
+}
