@@ -231,7 +231,7 @@ mod tests {
     }
 
     #[test]
-    fn percent_and_methods_escape_arguments() {
+    fn percent_escapes_arguments() {
         let bump = Bump::new();
         let c = Ctx::for_tests(&bump);
         let n = Value::Str("<b>&");
