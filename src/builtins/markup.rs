@@ -21,7 +21,7 @@ pub(crate) fn method<'a>(
     args: &[Value<'a>],
     kw: Kwargs<'_, 'a>,
 ) -> VResult<'a> {
-    let call = |args: &[Value<'a>]| super::methods::call_method(ctx, Value::Str(s), name, args, kw);
+    let call = |args: &[Value<'a>]| super::strmethods::call(ctx, s, name, args, kw);
     match name {
         "join" => {
             let [items] = args else {
@@ -56,7 +56,7 @@ pub(crate) fn method<'a>(
             let args: Vec<Value<'a>> = args.iter().map(|a| escape_args(ctx, *a)).collect();
             let kw: Vec<(&'a str, Value<'a>)> =
                 kw.iter().map(|(k, v)| (*k, escape_arg(ctx, *v))).collect();
-            let r = super::methods::call_method(ctx, Value::Str(s), name, &args, &kw)?;
+            let r = super::strmethods::call(ctx, s, name, &args, &kw)?;
             Ok(wrap(ctx, r))
         }
         // The replacement and the fill character are escaped.

@@ -6,45 +6,9 @@ use crate::error::{err, Error};
 use crate::value::{Ctx, VResult, Value};
 
 use super::num::{num, num_binop, Num};
+use super::op::BinOp;
 use super::seq::SeqRef;
 use super::undefined::undefined_error;
-
-/// Binary arithmetic operators (and `~`, string concatenation).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum BinOp {
-    /// `+`: numbers, or concatenation of two strs, lists or tuples.
-    Add,
-    /// `-`.
-    Sub,
-    /// `*`: numbers, or a str, list or tuple repeated.
-    Mul,
-    /// `/`: true division, always a float.
-    Div,
-    /// `//`: floored division.
-    FloorDiv,
-    /// `%`: floored modulo (the divisor's sign), or printf-style formatting of a str.
-    Mod,
-    /// `**`: a float for negative int exponents.
-    Pow,
-    /// `~`: `str(a) + str(b)`.
-    Concat,
-}
-
-impl BinOp {
-    /// The operator as Python's error messages spell it.
-    pub(super) fn symbol(self) -> &'static str {
-        match self {
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::FloorDiv => "//",
-            BinOp::Mod => "%",
-            BinOp::Pow => "** or pow()",
-            BinOp::Concat => "~",
-        }
-    }
-}
 
 /// The most bytes (for strings) or items (for lists) that `*` may build.
 pub(super) const MAX_REPEAT: usize = 1 << 26;

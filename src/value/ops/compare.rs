@@ -8,43 +8,9 @@ use crate::value::budget;
 use crate::value::{Callable, IterKind, Value};
 
 use super::num::{num, num_cmp};
-use super::seq::{MapRef, SeqRef};
+use super::op::CmpOp;
+use super::seq::{json_get, MapRef, SeqRef, SMALL_ITEMS};
 use super::undefined::undefined_error;
-
-/// Ordering comparisons (`==`/`!=` go through [`eq`]).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum CmpOp {
-    /// `<`.
-    Lt,
-    /// `<=`.
-    Le,
-    /// `>`.
-    Gt,
-    /// `>=`.
-    Ge,
-}
-
-impl CmpOp {
-    /// The operator as Python's error messages spell it.
-    pub(super) fn symbol(self) -> &'static str {
-        match self {
-            CmpOp::Lt => "<",
-            CmpOp::Le => "<=",
-            CmpOp::Gt => ">",
-            CmpOp::Ge => ">=",
-        }
-    }
-
-    /// Whether `ord` satisfies the operator.
-    pub(super) fn holds(self, ord: Ordering) -> bool {
-        match self {
-            CmpOp::Lt => ord.is_lt(),
-            CmpOp::Le => ord.is_le(),
-            CmpOp::Gt => ord.is_gt(),
-            CmpOp::Ge => ord.is_ge(),
-        }
-    }
-}
 
 /// How deep `==` and `<` recurse into nested containers before giving up (Python raises
 /// `RecursionError` near 1000 frames).
@@ -53,8 +19,6 @@ pub(super) const MAX_DEPTH: usize = 500;
 /// Strings up to this many bytes and containers up to this many items are compared and
 /// searched within the instruction's own unit of fuel; larger ones charge their size.
 pub(super) const SMALL_BYTES: usize = 256;
-/// See [`SMALL_BYTES`].
-pub(super) const SMALL_ITEMS: usize = 16;
 
 /// Python `a == b`; never raises. Numbers compare by value across int, float and bool;
 /// lists (template or JSON) and dicts (template or JSON) compare deeply, dicts regardless of
@@ -105,7 +69,7 @@ pub(super) fn eq_at(a: &Value<'_>, b: &Value<'_>, depth: usize) -> bool {
         };
         return x.len() == y.len()
             && budget::spend_items(work)
-            && x.all(|k, v| y.get(&k).is_some_and(|w| eq_at(&v, &w, depth + 1)));
+            && x.all(|k, v| find_key(&y, &k).is_some_and(|w| eq_at(&v, &w, depth + 1)));
     }
     match (a, b) {
         (Value::Iter(x), Value::Iter(y)) => {
@@ -237,6 +201,25 @@ pub(super) fn compare_at(
         }
     }
     Ok(op.holds(x.len().cmp(&y.len())))
+}
+
+/// The value of `key` in `map`: Python's dict lookup, a search by `==` (equal numbers
+/// match), so it lives with equality.
+#[inline]
+pub(super) fn find_key<'a>(map: &MapRef<'a>, key: &Value<'_>) -> Option<Value<'a>> {
+    match map {
+        MapRef::Dict(d) => {
+            // A template dict is searched: linear in its size.
+            if d.len() > SMALL_ITEMS && !budget::spend_items(d.len()) {
+                return None;
+            }
+            d.iter().find(|(k, _)| eq(k, key)).map(|(_, v)| *v)
+        }
+        MapRef::Json(o) => match key {
+            Value::Str(s) | Value::Markup(s) => json_get(o, s).map(Value::from_json),
+            _ => None,
+        },
+    }
 }
 
 #[cfg(test)]

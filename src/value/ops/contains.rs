@@ -5,7 +5,7 @@ use crate::error::{err, Error};
 use crate::value::budget;
 use crate::value::{Ctx, IterKind, Value};
 
-use super::compare::eq;
+use super::compare::{eq, find_key};
 use super::seq::{MapRef, SeqRef};
 
 /// Whether `v` can be a dict key (Python's `hash(v)` succeeds).
@@ -34,7 +34,7 @@ pub(crate) fn contains<'a>(
     let (container, item) = (container.demark(), item.demark());
     if let Some(m) = MapRef::of(&container) {
         hashable(&item)?;
-        return Ok(m.get(&item).is_some());
+        return Ok(find_key(&m, &item).is_some());
     }
     if let Some(s) = SeqRef::of(&container, true) {
         budget::charge_items(s.len())?;

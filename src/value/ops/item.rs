@@ -1,29 +1,16 @@
 //! Item lookup, `x[key]`: a key of a dict, an index of a list, tuple or string (negative
 //! counts from the end), then the attribute.
 
-use crate::value::{Ctx, IterKind, UndefInfo, VResult, Value};
+use crate::value::{Ctx, IterKind, Value};
 
-use super::attr::attribute;
+use super::compare::find_key;
 use super::contains::hashable;
-use super::seq::{MapRef, SeqRef};
-use super::undefined::{missing_attr, obj_type_repr, undefined_error};
+use super::seq::{json_get, MapRef, SeqRef};
 
-/// `obj[key]`: the item first, then, for a string key, the attribute.
-pub(crate) fn getitem<'a>(ctx: &Ctx<'a>, obj: Value<'a>, key: Value<'a>) -> VResult<'a> {
-    if obj.is_undefined() {
-        return Err(undefined_error(&obj));
-    }
-    let key = key.demark();
-    if let Value::Str(name) = key {
-        if let Some(v) = str_item(ctx, obj, name) {
-            return Ok(v);
-        }
-        if let Some(v) = attribute(ctx, obj, name) {
-            return Ok(v);
-        }
-        return Ok(missing_attr(ctx, &obj, name));
-    }
-    let found = match index_of(&key) {
+/// `obj[key]` without the attribute fallback, for a key that is not a string: an index of a
+/// list, tuple, range or string, or a key of a dict; `None` when there is none.
+pub(super) fn item<'a>(ctx: &Ctx<'a>, obj: Value<'a>, key: Value<'a>) -> Option<Value<'a>> {
+    match index_of(&key) {
         Some(i) => {
             if let Value::Iter(crate::value::Seq {
                 kind: IterKind::Range { .. },
@@ -38,22 +25,16 @@ pub(crate) fn getitem<'a>(ctx: &Ctx<'a>, obj: Value<'a>, key: Value<'a>) -> VRes
             } else if let Value::Markup(s) = obj {
                 str_char(s, i).map(|c| crate::value::markup::wrap(ctx, c))
             } else if let Some(m) = MapRef::of(&obj) {
-                m.get(&key)
+                find_key(&m, &key)
             } else {
                 None
             }
         }
         None => match MapRef::of(&obj) {
-            Some(m) if hashable(&key).is_ok() => m.get(&key),
+            Some(m) if hashable(&key).is_ok() => find_key(&m, &key),
             _ => None,
         },
-    };
-    Ok(found.unwrap_or_else(|| {
-        Value::Undefined(Some(ctx.arena.alloc(UndefInfo::Item {
-            obj: obj_type_repr(&obj),
-            key,
-        })))
-    }))
+    }
 }
 
 /// An integer subscript (`True` is 1); big ints are out of any range (a position far
@@ -92,20 +73,6 @@ pub(super) fn str_char(s: &str, i: i128) -> Option<Value<'_>> {
 }
 
 /// `obj['name']` without the attribute fallback: dict keys and namespace attributes.
-#[inline]
-/// `o[key]`. Chat messages and tool schemas are small objects: comparing a handful of keys
-/// beats hashing the key (serde_json's map hashes with SipHash).
-pub(crate) fn json_get<'j>(
-    o: &'j serde_json::Map<String, serde_json::Value>,
-    key: &str,
-) -> Option<&'j serde_json::Value> {
-    if o.len() <= 16 {
-        o.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
-    } else {
-        o.get(key)
-    }
-}
-
 pub(super) fn str_item<'a>(ctx: &Ctx<'a>, obj: Value<'a>, name: &str) -> Option<Value<'a>> {
     match obj {
         Value::Json(serde_json::Value::Object(o)) => {
@@ -114,60 +81,5 @@ pub(super) fn str_item<'a>(ctx: &Ctx<'a>, obj: Value<'a>, name: &str) -> Option<
         Value::Dict(d) => MapRef::Dict(d).get_str(name, ctx),
         Value::Ns(ns) => ns.get(name),
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    //! Expected results come from probing transformers' environment (jinja2 3.1.6, Python
-    //! 3.11): `{{ expr }}` renders `str()` of the result; errors are shown as
-    //! `Kind: message`.
-
-    use super::*;
-
-    use crate::value::testutil::ops::*;
-
-    #[test]
-    fn items_by_key_and_index() {
-        let bump = Bump::new();
-        let c = ctx(&bump);
-        let l = json("[1, 2, 3]");
-        let l = Value::Json(&l);
-        let get = |obj, key| show(getitem(&c, obj, key));
-        assert_eq!(get(l, Value::Bool(true)), "2");
-        assert_eq!(get(l, Value::Int(-1)), "3");
-        assert_eq!(get(l, Value::Int(10)), "");
-        assert_eq!(get(l, Value::Float(1.0)), "");
-        assert_eq!(get(l, Value::Str("a")), "");
-        assert_eq!(get(Value::Str("abc"), Value::Int(1)), "b");
-        assert_eq!(get(Value::Str("abc"), Value::Int(-1)), "c");
-        assert_eq!(get(Value::Str("abc"), Value::Int(5)), "");
-        assert_eq!(get(Value::Str("héllo"), Value::Int(1)), "é");
-        let dict = Value::Dict(c.arena.alloc([(Value::Int(1), Value::Str("a"))]));
-        assert_eq!(get(dict, Value::Bool(true)), "a");
-        assert_eq!(get(dict, Value::Float(1.0)), "a");
-        let dict = Value::Dict(c.arena.alloc([(Value::Bool(true), Value::Str("a"))]));
-        assert_eq!(get(dict, Value::Int(1)), "a");
-        let err = |v: VResult<'_>| show_err::<()>(Err(undefined_error(&v.unwrap_or(Value::None))));
-        assert_eq!(
-            err(getitem(&c, l, Value::Int(10))),
-            "Undefined: list object has no element 10"
-        );
-        assert_eq!(
-            err(getitem(&c, l, Value::Str("a"))),
-            "Undefined: 'list object' has no attribute 'a'"
-        );
-        let d = json(r#"{"a": 1}"#);
-        assert_eq!(
-            err(getitem(&c, Value::Json(&d), Value::Int(1))),
-            "Undefined: dict object has no element 1"
-        );
-        assert_eq!(
-            err(getitem(&c, Value::Json(&d), Value::Str("x"))),
-            "Undefined: 'dict object' has no attribute 'x'"
-        );
-        // A string key that is no key finds the attribute: `{}['items']` is the method.
-        let m = getitem(&c, Value::Dict(&[]), Value::Str("items"));
-        assert!(matches!(m, Ok(Value::Callable(_))));
     }
 }

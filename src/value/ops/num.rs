@@ -10,7 +10,7 @@ use crate::error::{err, Error};
 use crate::value::bigint::{self, Big};
 use crate::value::{Ctx, VResult, Value};
 
-use super::arith::BinOp;
+use super::op::BinOp;
 use super::undefined::undefined_error;
 
 /// An integer argument (`__index__`): ints and bools; floats and others are a TypeError.

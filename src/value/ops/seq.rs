@@ -4,9 +4,6 @@
 use crate::value::budget;
 use crate::value::{Ctx, Value};
 
-use super::compare::{eq, SMALL_ITEMS};
-use super::item::json_get;
-
 /// The `(key, value)` pairs of a mapping (a template dict or a JSON object), or `None` when
 /// `v` is not a mapping.
 pub(crate) fn pairs<'a>(ctx: &Ctx<'a>, v: &Value<'a>) -> Option<&'a [(Value<'a>, Value<'a>)]> {
@@ -21,6 +18,23 @@ pub(crate) fn pairs<'a>(ctx: &Ctx<'a>, v: &Value<'a>) -> Option<&'a [(Value<'a>,
             Some(out.into_bump_slice())
         }
         _ => None,
+    }
+}
+
+/// Dicts up to this many items are searched without spending fuel (see `compare::SMALL_BYTES`).
+pub(super) const SMALL_ITEMS: usize = 16;
+
+#[inline]
+/// `o[key]`. Chat messages and tool schemas are small objects: comparing a handful of keys
+/// beats hashing the key (serde_json's map hashes with SipHash).
+pub(crate) fn json_get<'j>(
+    o: &'j serde_json::Map<String, serde_json::Value>,
+    key: &str,
+) -> Option<&'j serde_json::Value> {
+    if o.len() <= 16 {
+        o.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        o.get(key)
     }
 }
 
@@ -98,24 +112,6 @@ impl<'a> MapRef<'a> {
         match self {
             MapRef::Dict(d) => d.len(),
             MapRef::Json(o) => o.len(),
-        }
-    }
-
-    /// The value of `key` (compared as Python's dict lookup does: equal numbers match).
-    #[inline]
-    pub(super) fn get(&self, key: &Value<'_>) -> Option<Value<'a>> {
-        match self {
-            MapRef::Dict(d) => {
-                // A template dict is searched: linear in its size.
-                if d.len() > SMALL_ITEMS && !budget::spend_items(d.len()) {
-                    return None;
-                }
-                d.iter().find(|(k, _)| eq(k, key)).map(|(_, v)| *v)
-            }
-            MapRef::Json(o) => match key {
-                Value::Str(s) | Value::Markup(s) => json_get(o, s).map(Value::from_json),
-                _ => None,
-            },
         }
     }
 

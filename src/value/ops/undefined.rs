@@ -5,7 +5,7 @@ use crate::error::{err, Error};
 use crate::value::fmt::write_str_repr;
 use crate::value::{Callable, Ctx, IterKind, UndefInfo, Value};
 
-use super::attr::is_dunder;
+use crate::value::methods::is_dunder;
 
 /// The undefined for a missing attribute `name` of `obj`.
 pub(super) fn missing_attr<'a>(ctx: &Ctx<'a>, obj: &Value<'a>, name: &'a str) -> Value<'a> {
