@@ -20,14 +20,6 @@ const KNOWN: &[(&str, &str)] = &[
         "str.encode() returns bytes, a type templates have no value for",
     ),
     (
-        "stmt/include/04",
-        "{% block %} (template inheritance) is not implemented: an error",
-    ),
-    (
-        "stmt/include/06",
-        "{% autoescape %} is not implemented: an error",
-    ),
-    (
         "stmt/numbers/35",
         "complex numbers (a negative base to a fractional power) are an error",
     ),

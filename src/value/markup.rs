@@ -145,6 +145,22 @@ pub(crate) fn binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Value<'a>, b: Value<'a>) ->
     }
 }
 
+/// `a ~ b` under autoescape (jinja2's `markup_join`): when either is a `Markup`, both as
+/// text, the other escaped, as a `Markup`; else the plain concatenation.
+pub(crate) fn join<'a>(ctx: &Ctx<'a>, a: Value<'a>, b: Value<'a>) -> VResult<'a> {
+    if !matches!(a, Value::Markup(_)) && !matches!(b, Value::Markup(_)) {
+        return ops::binop(ctx, BinOp::Concat, a, b);
+    }
+    let mut out = String::new();
+    for v in [a, b] {
+        match escape(ctx, v) {
+            Value::Markup(s) => out.push_str(s),
+            other => crate::value::fmt::write_str(&mut out, &other),
+        }
+    }
+    Ok(Value::Markup(ctx.arena.alloc_str(&out)))
+}
+
 /// The arguments of `Markup % args` or `Markup.format(...)` as markupsafe's escape helper
 /// prints them: strings escaped (a `Markup` kept), containers printed and escaped, numbers,
 /// `None` and booleans (which print nothing to escape) unchanged so `%d` and `{:.2f}` work.

@@ -261,6 +261,9 @@ impl<'a, 'o> Vm<'a, 'o> {
         if self.frames.len() != 1 || self.loops.len() != 1 {
             return Err("the message loop runs inside a macro or another loop");
         }
+        if self.autoescape {
+            return Err("the message loop runs under {% autoescape %}");
+        }
         if !(self.stack.is_empty()
             && self.captures.is_empty()
             && self.collects.is_empty()
