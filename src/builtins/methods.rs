@@ -38,6 +38,7 @@ pub(crate) fn call_method<'a>(
         (Recv::Str, Value::Markup(s)) => super::markup::method(ctx, s, name, args, kw),
         (Recv::Dict, _) => dict_method(ctx, recv, name, args, kw),
         (Recv::Other, Value::Ns(ns)) => super::globals::helper_call(ns, name, args, kw),
+        (Recv::Other, Value::Iter(seq)) => super::bytes::decode(ctx, seq.items, args, kw),
         (Recv::Other, _) => fromkeys(ctx, args, kw),
         _ => seq_method(ctx, recv, name, args, kw),
     }

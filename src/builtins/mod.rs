@@ -8,9 +8,11 @@
 //!   and `Markup` strings.
 //! - [`globals`]: `range`, `namespace`, `dict`, `raise_exception`, `strftime_now`.
 //! - [`numbers`]: the `int`, `float` and `round` filters; [`strftime`]: `datetime.strftime`.
+//! - [`bytes`]: `str.encode` and `bytes.decode`.
 //! - [`args`]: binding Python-style arguments, and small conversions they all share.
 
 mod args;
+mod bytes;
 mod filters;
 mod globals;
 mod markup;

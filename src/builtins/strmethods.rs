@@ -13,7 +13,7 @@ use super::Kwargs;
 fn takes_keywords(name: &str) -> bool {
     matches!(
         name,
-        "split" | "rsplit" | "splitlines" | "expandtabs" | "format"
+        "split" | "rsplit" | "splitlines" | "expandtabs" | "format" | "encode"
     )
 }
 
@@ -199,6 +199,7 @@ pub(super) fn call<'a>(
                 .is_some_and(|c| c == '_' || unicode_ident_start(c))
                 && cs.all(unicode_ident_continue))
         }),
+        "encode" => super::bytes::encode(ctx, s, args, kw),
         "isprintable" => no_args(name, args, kw).and_then(|_| b(s.chars().all(is_printable))),
         "isdigit" | "isdecimal" | "isnumeric" | "isalpha" | "isalnum" | "isspace" => {
             no_args(name, args, kw)?;

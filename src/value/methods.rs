@@ -3,7 +3,7 @@
 //! calls of `builtins` share. Mutators are listed, so that they shadow keys too, but the
 //! immutable sandbox refuses them.
 
-use crate::value::{Callable, Global, Namespace, Value};
+use crate::value::{Callable, Global, IterKind, Namespace, Value};
 
 /// The mutating methods of `dict`.
 const DICT_MUTATORS: &[&str] = &["clear", "pop", "popitem", "setdefault", "update"];
@@ -71,6 +71,7 @@ pub(crate) fn has_method(recv: &Value<'_>, name: &str) -> bool {
                 matches!(**c, Callable::Global(Global::Dict)) && name == "fromkeys"
             }
             Value::Ns(ns) => helper_has_method(ns, name),
+            Value::Iter(seq) => seq.kind == IterKind::Bytes && name == "decode",
             _ => false,
         },
     }
@@ -123,6 +124,7 @@ fn is_str_method(name: &str) -> bool {
             | "format_map"
             | "isidentifier"
             | "isprintable"
+            | "encode"
     )
 }
 

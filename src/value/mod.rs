@@ -103,6 +103,8 @@ pub(crate) enum IterKind {
     },
     /// `reversed(range)`.
     RangeReverse,
+    /// A `bytes` object (`str.encode()`): its items are the byte values, as ints.
+    Bytes,
 }
 
 /// A materialized non-list iterable.
@@ -477,6 +479,7 @@ impl<'a> Value<'a> {
                 IterKind::ListReverse => "list_reverseiterator",
                 IterKind::Range { .. } => "range",
                 IterKind::RangeReverse => "range_iterator",
+                IterKind::Bytes => "bytes",
             },
             Value::Ns(_) => "TemplateNamespace",
             Value::Callable(c) => match c {

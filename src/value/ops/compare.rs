@@ -87,7 +87,8 @@ pub(super) fn eq_at(a: &Value<'_>, b: &Value<'_>, depth: usize) -> bool {
                             .all(|i| y.items.iter().any(|j| eq_at(i, j, depth + 1)))
                 }
                 // Ranges are equal when they hold the same numbers.
-                (IterKind::Range { .. }, IterKind::Range { .. }) => {
+                (IterKind::Range { .. }, IterKind::Range { .. })
+                | (IterKind::Bytes, IterKind::Bytes) => {
                     x.items.len() == y.items.len()
                         && x.items
                             .iter()

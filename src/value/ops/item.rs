@@ -13,7 +13,7 @@ pub(super) fn item<'a>(ctx: &Ctx<'a>, obj: Value<'a>, key: Value<'a>) -> Option<
     match index_of(&key) {
         Some(i) => {
             if let Value::Iter(crate::value::Seq {
-                kind: IterKind::Range { .. },
+                kind: IterKind::Range { .. } | IterKind::Bytes,
                 items,
             }) = obj
             {

@@ -46,6 +46,7 @@ pub(crate) fn obj_type_repr(v: &Value<'_>) -> &'static str {
             IterKind::ListReverse => "list_reverseiterator object",
             IterKind::Range { .. } => "range object",
             IterKind::RangeReverse => "range_iterator object",
+            IterKind::Bytes => "bytes object",
         },
         Value::Ns(_) => "transformers.utils.chat_template_utils.TemplateNamespace object",
         Value::Loop(_) => "jinja2.runtime.LoopContext object",
