@@ -18,6 +18,7 @@ pub mod chat;
 pub mod clock;
 pub(crate) mod compile;
 mod error;
+mod limits;
 pub mod load;
 pub mod output;
 pub(crate) mod syntax;

@@ -14,24 +14,10 @@ use serde_json::Value;
 
 /// Cases where chatcodec knowingly differs from the reference, with the reason. Every other
 /// difference fails the test, and so does a listed case that stops differing.
-const KNOWN: &[(&str, &str)] = &[
-    (
-        "method/str/58",
-        "str.encode() returns bytes, a type templates have no value for",
-    ),
-    (
-        "stmt/include/04",
-        "{% block %} (template inheritance) is not implemented: an error",
-    ),
-    (
-        "stmt/include/06",
-        "{% autoescape %} is not implemented: an error",
-    ),
-    (
-        "stmt/numbers/35",
-        "complex numbers (a negative base to a fractional power) are an error",
-    ),
-];
+const KNOWN: &[(&str, &str)] = &[(
+    "stmt/numbers/35",
+    "complex numbers (a negative base to a fractional power) are an error",
+)];
 
 /// Equal, once Python memory addresses (`at 0x7f...>`, which differ from run to run) are
 /// taken out of both.

@@ -4,6 +4,7 @@
 
 use crate::error::{err, Error};
 use crate::value::ops::{self, CmpOp};
+pub(crate) use crate::value::ops::{int_arg, pairs};
 use crate::value::{Ctx, Value};
 
 use super::Kwargs;
@@ -87,46 +88,11 @@ pub(crate) fn str_arg<'a>(func: &str, v: &Value<'a>) -> Result<&'a str, Error> {
     }
 }
 
-/// An integer argument (`__index__`): ints and bools; floats and others are a TypeError.
-pub(crate) fn int_arg(v: &Value<'_>) -> Result<i64, Error> {
-    match v {
-        Value::Int(i) => Ok(*i),
-        Value::Bool(b) => Ok(i64::from(*b)),
-        Value::Big(_) => Err(err!(
-            Overflow,
-            "Python int too large to convert to C ssize_t"
-        )),
-        Value::Undefined(_) => Err(ops::undefined_error(v)),
-        other => Err(err!(
-            Type,
-            "'{}' object cannot be interpreted as an integer",
-            other.type_name()
-        )),
-    }
-}
-
 /// An optional integer argument, where `None` means absent.
 pub(crate) fn opt_int_arg(v: Option<Value<'_>>) -> Result<Option<i64>, Error> {
     match v {
         None | Some(Value::None) => Ok(None),
         Some(v) => int_arg(&v).map(Some),
-    }
-}
-
-/// The `(key, value)` pairs of a mapping (a template dict or a JSON object), or `None` when
-/// `v` is not a mapping.
-pub(crate) fn pairs<'a>(ctx: &Ctx<'a>, v: &Value<'a>) -> Option<&'a [(Value<'a>, Value<'a>)]> {
-    match v {
-        Value::Dict(d) => Some(d),
-        Value::Json(serde_json::Value::Object(o)) => {
-            let mut out = bumpalo::collections::Vec::with_capacity_in(o.len(), ctx.arena);
-            out.extend(
-                o.iter()
-                    .map(|(k, x)| (Value::Str(k.as_str()), Value::from_json_in(x, ctx))),
-            );
-            Some(out.into_bump_slice())
-        }
-        _ => None,
     }
 }
 
@@ -336,30 +302,7 @@ pub(crate) fn is_py_space(c: char) -> bool {
 #[cfg(test)]
 pub(crate) mod testutil {
     //! Helpers for the builtins' unit tests.
-    use super::*;
-
-    /// Runs `f` with a fresh context at the Unix epoch (the arena is leaked: tests only).
-    pub(crate) fn with_ctx<R>(f: impl FnOnce(&Ctx<'static>) -> R) -> R {
-        let arena: &'static bumpalo::Bump = Box::leak(Box::new(bumpalo::Bump::new()));
-        let ctx = Ctx::new(
-            arena,
-            crate::clock::DateTime::from_unix(0, 0),
-            crate::Limits::default().max_output,
-        );
-        f(&ctx)
-    }
-
-    /// Leaks `v` for a `'static` slice (tests only).
-    pub(crate) fn leak<T>(v: impl Into<Vec<T>>) -> &'static [T] {
-        v.into().leak()
-    }
-
-    /// `str(v)`.
-    pub(crate) fn s(v: &Value<'_>) -> String {
-        let mut out = String::new();
-        crate::value::fmt::write_str(&mut out, v);
-        out
-    }
+    pub(crate) use crate::value::testutil::*;
 }
 
 #[cfg(test)]

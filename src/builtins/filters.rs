@@ -67,9 +67,9 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
             ))
         },
         "indent" => indent as FilterFn,
-        "int" => super::format::int_filter as FilterFn,
-        "float" => super::format::float_filter as FilterFn,
-        "round" => super::format::round_filter as FilterFn,
+        "int" => super::numbers::int_filter as FilterFn,
+        "float" => super::numbers::float_filter as FilterFn,
+        "round" => super::numbers::round_filter as FilterFn,
         "abs" => |ctx, v, a, k| {
             no_args("abs", a, k)?;
             match v {
@@ -114,7 +114,7 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
                 return markup::binop(ctx, ops::BinOp::Mod, v, args);
             }
             let mut out = String::new();
-            super::format::percent(ctx, &mut out, to_str(ctx, &v), args)?;
+            crate::value::format::percent(ctx, &mut out, to_str(ctx, &v), args)?;
             Ok(ctx.str(&out))
         },
         "center" => |ctx, v, a, k| {
@@ -311,9 +311,11 @@ fn attr<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> 
     let name = str_arg("attr", &name.unwrap_or(Value::None))?;
     match v {
         Value::Undefined(_) => Err(ops::undefined_error(&v)),
-        _ if super::methods::is_mutator(&v, name) || name.starts_with('_') => Ok(Value::UNDEFINED),
+        _ if crate::value::methods::is_mutator(&v, name) || name.starts_with('_') => {
+            Ok(Value::UNDEFINED)
+        }
         Value::Dict(_) | Value::Json(_) | Value::List(_) | Value::Tuple(_) | Value::Str(_) => {
-            if super::has_method(&v, name) {
+            if crate::value::methods::has_method(&v, name) {
                 ops::getattr(ctx, v, name)
             } else {
                 Ok(Value::UNDEFINED)
@@ -467,7 +469,7 @@ fn filesizeformat<'a>(
 ) -> VResult<'a> {
     let [binary] = bind("filesizeformat", ["binary"], a, k)?;
     let binary = binary.is_some_and(|b| b.is_true());
-    let n = match super::format::float_filter(ctx, v, &[Value::Float(f64::NAN)], &[])? {
+    let n = match super::numbers::float_filter(ctx, v, &[Value::Float(f64::NAN)], &[])? {
         Value::Float(f) if !f.is_nan() => f,
         _ => return Err(err!(Value, "could not convert to float")),
     };

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use num_bigint::BigInt;
 
 use crate::error::{err, Error, ErrorKind};
+use crate::value::methods::{CYCLER_ITEMS, CYCLER_POS, JOINER_SEP, JOINER_USED};
 use crate::value::ops;
 use crate::value::{Ctx, Global, IterKind, Namespace, VResult, Value};
 
@@ -119,24 +120,6 @@ pub(super) fn call<'a>(
             "{}() is not supported by chatcodec",
             format!("{g:?}").to_lowercase()
         )),
-    }
-}
-
-/// The hidden state of a `cycler()` (a namespace the template cannot write: `_` names).
-const CYCLER_ITEMS: &str = "__cycler_items";
-/// The position of a `cycler()`.
-const CYCLER_POS: &str = "__cycler_pos";
-/// The separator of a `joiner()`.
-const JOINER_SEP: &str = "__joiner_sep";
-/// Whether a `joiner()` was called.
-const JOINER_USED: &str = "__joiner_used";
-
-/// Whether `ns` is a cycler with method `name` (`next`, `reset`) or a joiner (`__call__`).
-pub(crate) fn helper_has_method(ns: &Namespace<'_>, name: &str) -> bool {
-    match name {
-        "next" | "reset" => ns.get(CYCLER_ITEMS).is_some(),
-        "__call__" => ns.get(JOINER_SEP).is_some(),
-        _ => false,
     }
 }
 
@@ -499,7 +482,7 @@ mod unit {
             let Ok(c @ Value::Ns(ns)) = c else {
                 panic!("not a namespace")
             };
-            assert!(crate::builtins::has_method(&c, "next"));
+            assert!(crate::value::methods::has_method(&c, "next"));
             let next = || s(&crate::builtins::call_method(ctx, c, "next", &[], &[]).unwrap());
             assert_eq!(
                 (next(), next(), next()),

@@ -4,68 +4,12 @@
 
 use crate::error::{err, Error};
 use crate::value::ops;
-use crate::value::{Callable, Ctx, Global, IterKind, VResult, Value};
+use crate::value::{Ctx, IterKind, VResult, Value};
 
 use super::args::{bind, check_hashable, int_arg, no_args, pairs};
 use super::strmethods;
 use super::Kwargs;
-
-/// The mutating methods of `dict`.
-const DICT_MUTATORS: &[&str] = &["clear", "pop", "popitem", "setdefault", "update"];
-/// The mutating methods of `list`.
-const LIST_MUTATORS: &[&str] = &[
-    "append", "clear", "pop", "reverse", "insert", "sort", "extend", "remove",
-];
-
-/// What kind of receiver a value is, for method lookup.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Recv {
-    Str,
-    Dict,
-    List,
-    Tuple,
-    Other,
-}
-
-/// The receiver kind of `v`.
-fn recv_kind(v: &Value<'_>) -> Recv {
-    match v {
-        Value::Str(_) | Value::Markup(_) => Recv::Str,
-        Value::Dict(_) | Value::Json(serde_json::Value::Object(_)) => Recv::Dict,
-        Value::List(_) | Value::Json(serde_json::Value::Array(_)) => Recv::List,
-        Value::Tuple(_) => Recv::Tuple,
-        _ => Recv::Other,
-    }
-}
-
-/// Whether `recv.name` is a mutator the sandbox forbids.
-pub(crate) fn is_mutator(recv: &Value<'_>, name: &str) -> bool {
-    match recv_kind(recv) {
-        Recv::Dict => DICT_MUTATORS.contains(&name),
-        Recv::List => LIST_MUTATORS.contains(&name),
-        _ => false,
-    }
-}
-
-/// Whether `recv.name` is a method (which then shadows a key of the same name).
-pub(crate) fn has_method(recv: &Value<'_>, name: &str) -> bool {
-    match recv_kind(recv) {
-        Recv::Str => strmethods::is_str_method(name),
-        Recv::Dict => {
-            matches!(name, "items" | "keys" | "values" | "get" | "copy")
-                || DICT_MUTATORS.contains(&name)
-        }
-        Recv::List => matches!(name, "count" | "index" | "copy") || LIST_MUTATORS.contains(&name),
-        Recv::Tuple => matches!(name, "count" | "index"),
-        Recv::Other => match recv {
-            Value::Callable(c) => {
-                matches!(**c, Callable::Global(Global::Dict)) && name == "fromkeys"
-            }
-            Value::Ns(ns) => super::globals::helper_has_method(ns, name),
-            _ => false,
-        },
-    }
-}
+use crate::value::methods::{has_method, is_mutator, recv_kind, Recv};
 
 /// Calls method `name` of `recv`.
 pub(crate) fn call_method<'a>(
@@ -91,9 +35,10 @@ pub(crate) fn call_method<'a>(
     }
     match (recv_kind(&recv), recv) {
         (Recv::Str, Value::Str(s)) => strmethods::call(ctx, s, name, args, kw),
-        (Recv::Str, Value::Markup(s)) => crate::value::markup::method(ctx, s, name, args, kw),
+        (Recv::Str, Value::Markup(s)) => super::markup::method(ctx, s, name, args, kw),
         (Recv::Dict, _) => dict_method(ctx, recv, name, args, kw),
         (Recv::Other, Value::Ns(ns)) => super::globals::helper_call(ns, name, args, kw),
+        (Recv::Other, Value::Iter(seq)) => super::bytes::decode(ctx, seq.items, args, kw),
         (Recv::Other, _) => fromkeys(ctx, args, kw),
         _ => seq_method(ctx, recv, name, args, kw),
     }

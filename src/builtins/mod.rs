@@ -4,16 +4,20 @@
 //!
 //! - [`filters`] and [`seqfilters`]: the filters (`value|name(...)`).
 //! - [`tests`]: the tests (`value is name(...)`).
-//! - [`methods`] and [`strmethods`]: `recv.name(...)` for dicts, lists and strings.
+//! - [`methods`], [`strmethods`] and [`markup`]: `recv.name(...)` for dicts, lists, strings
+//!   and `Markup` strings.
 //! - [`globals`]: `range`, `namespace`, `dict`, `raise_exception`, `strftime_now`.
-//! - [`format`]: `str.format` and `%` formatting; [`strftime`]: `datetime.strftime`.
+//! - [`numbers`]: the `int`, `float` and `round` filters; [`strftime`]: `datetime.strftime`.
+//! - [`bytes`]: `str.encode` and `bytes.decode`.
 //! - [`args`]: binding Python-style arguments, and small conversions they all share.
 
 mod args;
+mod bytes;
 mod filters;
-mod format;
 mod globals;
+mod markup;
 mod methods;
+mod numbers;
 mod seqfilters;
 mod strftime;
 mod strmethods;
@@ -23,8 +27,7 @@ mod urlize;
 use crate::error::Error;
 use crate::value::{Ctx, Global, VResult, Value};
 
-/// Keyword arguments as the VM passes them, in call order.
-pub(crate) type Kwargs<'k, 'a> = &'k [(&'a str, Value<'a>)];
+pub(crate) use crate::value::Kwargs;
 
 /// A filter: `value|name(args, kwargs)`.
 pub(crate) type FilterFn =
@@ -64,11 +67,6 @@ pub(crate) fn call_global<'a>(
     Ok(v)
 }
 
-/// Whether `recv.name` is a method (which then shadows a key of the same name).
-pub(crate) fn has_method(recv: &Value<'_>, name: &str) -> bool {
-    methods::has_method(recv, name)
-}
-
 /// Calls method `name` of `recv`. The result is checked against the value limit (the VM
 /// checks operator and filter results, not calls).
 pub(crate) fn call_method<'a>(
@@ -83,11 +81,4 @@ pub(crate) fn call_method<'a>(
         return Err(ctx.too_large());
     }
     Ok(v)
-}
-
-/// Python's `fmt % args` for a string `fmt` (the sandboxed `%` formatting of jinja2).
-pub(crate) fn percent_format<'a>(ctx: &Ctx<'a>, fmt: &str, args: Value<'a>) -> VResult<'a> {
-    let mut out = String::new();
-    format::percent(ctx, &mut out, fmt, args)?;
-    Ok(ctx.str(&out))
 }

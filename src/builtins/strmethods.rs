@@ -8,62 +8,12 @@ use std::borrow::Cow;
 use super::args::{bind, int_arg, is_py_space, no_args, opt_int_arg, splitlines_keep, str_arg};
 use super::Kwargs;
 
-/// Whether `name` is a method of `str` (a `match`, which compiles to a length switch).
-pub(super) fn is_str_method(name: &str) -> bool {
-    matches!(
-        name,
-        "strip"
-            | "lstrip"
-            | "rstrip"
-            | "split"
-            | "rsplit"
-            | "splitlines"
-            | "startswith"
-            | "endswith"
-            | "replace"
-            | "upper"
-            | "lower"
-            | "title"
-            | "capitalize"
-            | "swapcase"
-            | "casefold"
-            | "find"
-            | "rfind"
-            | "index"
-            | "rindex"
-            | "count"
-            | "join"
-            | "format"
-            | "isdigit"
-            | "isalpha"
-            | "isalnum"
-            | "isspace"
-            | "isupper"
-            | "islower"
-            | "istitle"
-            | "isnumeric"
-            | "isdecimal"
-            | "zfill"
-            | "ljust"
-            | "rjust"
-            | "center"
-            | "removeprefix"
-            | "removesuffix"
-            | "partition"
-            | "rpartition"
-            | "expandtabs"
-            | "format_map"
-            | "isidentifier"
-            | "isprintable"
-    )
-}
-
 /// The `str` methods that take keyword arguments (CPython 3.11); the others raise
 /// `TypeError` on any.
 fn takes_keywords(name: &str) -> bool {
     matches!(
         name,
-        "split" | "rsplit" | "splitlines" | "expandtabs" | "format"
+        "split" | "rsplit" | "splitlines" | "expandtabs" | "format" | "encode"
     )
 }
 
@@ -233,14 +183,14 @@ pub(super) fn call<'a>(
         }
         "format" => {
             let mut out = String::new();
-            super::format::str_format(ctx, &mut out, s, args, kw)?;
+            crate::value::format::str_format(ctx, &mut out, s, args, kw)?;
             Ok(ctx.str(&out))
         }
         "format_map" => {
             let [mapping] = bind(name, ["mapping"], args, kw)?;
             let pairs = mapping_pairs(ctx, mapping.unwrap_or(Value::None))?;
             let mut out = String::new();
-            super::format::str_format(ctx, &mut out, s, &[], &pairs)?;
+            crate::value::format::str_format(ctx, &mut out, s, &[], &pairs)?;
             Ok(ctx.str(&out))
         }
         "isidentifier" => no_args(name, args, kw).and_then(|_| {
@@ -249,6 +199,7 @@ pub(super) fn call<'a>(
                 .is_some_and(|c| c == '_' || unicode_ident_start(c))
                 && cs.all(unicode_ident_continue))
         }),
+        "encode" => super::bytes::encode(ctx, s, args, kw),
         "isprintable" => no_args(name, args, kw).and_then(|_| b(s.chars().all(is_printable))),
         "isdigit" | "isdecimal" | "isnumeric" | "isalpha" | "isalnum" | "isspace" => {
             no_args(name, args, kw)?;

@@ -81,7 +81,7 @@ pub(crate) struct Extra<'e> {
     /// Drop message keys whose value is null, as `apply_chat_template` does.
     pub drop_none: bool,
     /// Limits in place of the template's own (capability probes run on a small budget).
-    pub limits: Option<&'e crate::template::Limits>,
+    pub limits: Option<&'e crate::limits::Limits>,
     /// The time `strftime_now` reads, instead of the template's clock.
     pub now: Option<crate::clock::DateTime>,
 }

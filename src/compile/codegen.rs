@@ -77,6 +77,8 @@ pub(super) fn generate(
         }],
         loops: Vec::new(),
         soft: 0,
+        autoescape: false,
+        volatile_escapes: 0,
         depth: 0,
         max_depth: max_nesting,
     };
@@ -132,6 +134,10 @@ struct Gen<'s, 'a> {
     loops: Vec<LoopCtx>,
     /// Inside an `if`: unknown filters and tests fail only when reached.
     soft: u32,
+    /// Under `{% autoescape true %}` (lexically).
+    autoescape: bool,
+    /// How many non-constant `{% autoescape %}` are open (each compiles its body twice).
+    volatile_escapes: u32,
     depth: usize,
     max_depth: usize,
 }
@@ -332,8 +338,18 @@ impl<'s, 'a> Gen<'s, 'a> {
             }
             Stmt::Print(e) => {
                 if let ExprKind::Lit(Lit::Str(s)) = e.kind {
-                    let i = self.str_const(s);
+                    let i = if self.autoescape {
+                        let mut escaped = String::new();
+                        crate::value::markup::escape_into(&mut escaped, s);
+                        self.owned_str(escaped)
+                    } else {
+                        self.str_const(s)
+                    };
                     self.emit(Instr::EmitStr(i));
+                } else if self.autoescape {
+                    self.expr(&e)?;
+                    self.mark(e.span);
+                    self.emit(Instr::EmitEscaped);
                 } else if matches!(e.kind, ExprKind::Bin(BinOp::Add, _, _)) {
                     // `{{ a + b + c }}`: strings go straight to the output, no temporary.
                     let n = self.add_chain(&e)?;
@@ -411,6 +427,9 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.emit(Instr::CaptureStart);
                 self.scoped_block(body)?;
                 self.emit(Instr::CaptureEnd);
+                if self.autoescape {
+                    self.emit(Instr::MarkSafe);
+                }
                 if let Some(f) = filter {
                     self.expr(&f)?;
                 }
@@ -435,14 +454,17 @@ impl<'s, 'a> Gen<'s, 'a> {
                 };
                 self.call(f, &args, call.span, Some(id))?;
                 self.mark(call.span);
-                self.emit(Instr::Emit);
+                self.emit(self.emit_instr());
             }
             Stmt::FilterBlock { filter, body } => {
                 self.emit(Instr::CaptureStart);
                 self.scoped_block(body)?;
                 self.emit(Instr::CaptureEnd);
+                if self.autoescape {
+                    self.emit(Instr::MarkSafe);
+                }
                 self.expr(&filter)?;
-                self.emit(Instr::Emit);
+                self.emit(self.emit_instr());
             }
             Stmt::Break(span) | Stmt::Continue(span) => {
                 let is_break = matches!(stmt, Stmt::Break(_));
@@ -465,6 +487,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.block(body)?;
                 self.emit(Instr::GenEnd);
             }
+            Stmt::Autoescape { on, body } => self.autoescape_block(&on, body)?,
             Stmt::With { assigns, body } => {
                 let mut names = Vec::new();
                 for (t, _) in assigns {
@@ -483,6 +506,62 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.scopes.pop();
             }
         }
+        Ok(())
+    }
+
+    /// How `{{ }}` output is written here.
+    fn emit_instr(&self) -> Instr {
+        if self.autoescape {
+            Instr::EmitEscaped
+        } else {
+            Instr::Emit
+        }
+    }
+
+    /// `{% autoescape on %}body{% endautoescape %}`, a scope of its own. The state is
+    /// lexical, as jinja2 compiles it: a constant `on` compiles the body once; any other
+    /// expression compiles it twice, escaping and not, and chooses when the render gets there.
+    fn autoescape_block(&mut self, on: &Expr<'a>, body: &[Stmt<'a>]) -> GResult {
+        let outer = self.autoescape;
+        let constant = match on.kind {
+            ExprKind::Lit(Lit::Bool(b)) => Some(b),
+            ExprKind::Lit(Lit::None) => Some(false),
+            ExprKind::Lit(Lit::Int(i)) => Some(i != 0),
+            ExprKind::Lit(Lit::Str(s)) => Some(!s.is_empty()),
+            _ => None,
+        };
+        let under = |g: &mut Self, state: bool| -> GResult {
+            g.emit(Instr::Autoescape(state));
+            g.autoescape = state;
+            let r = g.scoped_block(body);
+            g.autoescape = outer;
+            r?;
+            g.emit(Instr::AutoescapeRevert);
+            Ok(())
+        };
+        if let Some(state) = constant {
+            return under(self, state);
+        }
+        if self.volatile_escapes >= 4 {
+            return Err(self.error(
+                on.span,
+                err!(
+                    Syntax,
+                    "more than 4 nested {{% autoescape %}} with a computed value"
+                ),
+            ));
+        }
+        self.volatile_escapes += 1;
+        self.expr(on)?;
+        let to_plain = self.emit(Instr::JumpIfFalse(0));
+        under(self, true)?;
+        let to_end = self.emit(Instr::Jump(0));
+        let plain = self.pc();
+        self.patch(to_plain, plain);
+        under(self, false)?;
+        let end = self.pc();
+        self.patch(to_end, end);
+        self.volatile_escapes -= 1;
         Ok(())
     }
 
@@ -863,7 +942,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 }
                 // A name no dict attribute has reads a dict's key directly.
                 let plain = !name.starts_with('_')
-                    && !crate::builtins::has_method(&crate::value::Value::Dict(&[]), name);
+                    && !crate::value::methods::has_method(&crate::value::Value::Dict(&[]), name);
                 if plain && self.load_key(obj, name, false, e.span) {
                     return Ok(());
                 }
@@ -923,7 +1002,11 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.expr(a)?;
                 self.expr(b)?;
                 self.mark(e.span);
-                self.emit(Instr::Bin(op));
+                self.emit(if op == BinOp::Concat && self.autoescape {
+                    Instr::MarkupConcat
+                } else {
+                    Instr::Bin(op)
+                });
             }
             ExprKind::And(a, b) | ExprKind::Or(a, b) => {
                 self.expr(a)?;

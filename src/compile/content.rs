@@ -57,7 +57,7 @@ fn collect<'s, 'a>(body: &'s [Stmt<'a>], out: &mut Nodes<'s, 'a>) {
             Stmt::Macro(m) => collect(m.body, out),
             Stmt::CallBlock { caller, .. } => collect(caller.body, out),
             Stmt::FilterBlock { body, .. } | Stmt::Generation(body) => collect(body, out),
-            Stmt::With { body, .. } => collect(body, out),
+            Stmt::With { body, .. } | Stmt::Autoescape { body, .. } => collect(body, out),
         }
     }
 }

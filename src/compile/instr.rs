@@ -36,6 +36,18 @@ pub(crate) enum Instr {
     EmitStr(u32),
     /// Pop a value and output `str()` of it.
     Emit,
+    /// Pop a value and output it HTML-escaped (a `Markup` as it is): `{{ }}` under
+    /// `{% autoescape true %}`.
+    EmitEscaped,
+    /// Replace the top of the stack, a string, by the same text as `Markup`.
+    MarkSafe,
+    /// Save the render's autoescape state and set it (entering `{% autoescape %}`): macro
+    /// calls return `Markup` while it is on. jinja2 keeps this state at run time, for the
+    /// whole render: a macro called under it inherits it, and a `break` out of the block
+    /// skips the revert.
+    Autoescape(bool),
+    /// Restore the state the innermost `Autoescape` saved (leaving `{% autoescape %}`).
+    AutoescapeRevert,
     /// Push `consts[i]`.
     Const(u32),
     /// Push string constant `strs[i]`.
@@ -71,6 +83,9 @@ pub(crate) enum Instr {
     Slice(u8),
     /// Pop `b`, `a`; push `a <op> b`.
     Bin(BinOp),
+    /// `a ~ b` under `{% autoescape true %}` (jinja2's `markup_join`): `Markup` when either
+    /// operand is, the other escaped.
+    MarkupConcat,
     /// Pop `b`, `a`; push `a <op> b`.
     Cmp(CmpOp),
     /// Pop `n` values, push their sum left to right (`a + b + c`): one allocation when all

@@ -13,7 +13,7 @@ pub(crate) use instr::{Const, Instr, LoopField, MacroInfo, NONE16};
 
 use crate::builtins::{FilterFn, TestFn};
 use crate::error::Error;
-use crate::template::Limits;
+use crate::limits::Limits;
 
 /// A compiled template.
 pub(crate) struct Program {

@@ -179,6 +179,9 @@ pub(crate) enum Stmt<'a> {
     Continue(Span),
     /// `{% generation %}body{% endgeneration %}`
     Generation(&'a [Stmt<'a>]),
+    /// `{% autoescape on %}body{% endautoescape %}`: inside, `{{ }}` output is HTML-escaped
+    /// unless it is `Markup`, and captures and macro results are `Markup`.
+    Autoescape { on: Expr<'a>, body: &'a [Stmt<'a>] },
     /// `{% with a = x %}body{% endwith %}`
     With {
         assigns: &'a [(Target<'a>, Expr<'a>)],

@@ -26,9 +26,26 @@ pub(crate) fn parse<'a>(
         arena,
         depth: 0,
         max_depth: max_nesting,
+        blocks: Vec::new(),
+        in_block: Vec::new(),
     };
     let (body, _) = p.body(&[])?;
-    Ok(body)
+    if p.blocks.is_empty() {
+        return Ok(body);
+    }
+    // Blocks are functions of the template, defined before anything runs (jinja2 renders
+    // them with the template's context, so `self.name()` works before the block itself).
+    let mut all = p.vec();
+    for b in &p.blocks {
+        all.push(Stmt::Macro(b));
+    }
+    all.extend(body.iter().copied());
+    Ok(p.slice(all))
+}
+
+/// The hidden name of block `name`'s function (a space: no template can spell it).
+fn block_fn_name<'a>(arena: &'a Bump, name: &str) -> &'a str {
+    arena.alloc_str(&format!("block {name}"))
 }
 
 struct Parser<'a> {
@@ -38,6 +55,10 @@ struct Parser<'a> {
     arena: &'a Bump,
     depth: usize,
     max_depth: usize,
+    /// The `{% block %}`s seen so far, as the functions the template defines first.
+    blocks: Vec<&'a MacroDef<'a>>,
+    /// The names of the blocks being parsed, innermost last (`super` inside one).
+    in_block: Vec<&'a str>,
 }
 
 type PResult<T> = Result<T, Error>;
@@ -251,7 +272,15 @@ impl<'a> Parser<'a> {
                 Ok(Stmt::Generation(body))
             }
             "with" => self.with_stmt(),
-            "include" | "import" | "from" | "extends" | "block" | "do" | "autoescape" => Err(err!(
+            "block" => self.block_stmt(span),
+            "autoescape" => {
+                let on = self.expression(true)?;
+                self.expect_block_end()?;
+                let (body, _) = self.body(&["endautoescape"])?;
+                self.expect_block_end()?;
+                Ok(Stmt::Autoescape { on, body })
+            }
+            "include" | "import" | "from" | "extends" | "do" => Err(err!(
                 Syntax,
                 "the '{name}' statement is not supported (no chat template uses it)"
             )
@@ -394,6 +423,86 @@ impl<'a> Parser<'a> {
             body,
             span,
         })))
+    }
+
+    /// `{% block name [scoped] %}body{% endblock [name] %}` in a template without `extends`:
+    /// the block renders in place, through a function of the template (jinja2's block
+    /// function, which `self.name()` calls too). An unscoped block sees the template's
+    /// variables, not the loop or macro around it; a scoped one is defined where it stands.
+    fn block_stmt(&mut self, span: Span) -> PResult<Stmt<'a>> {
+        let name_span = self.span();
+        let name = self.expect_name()?;
+        let scoped = self.eat_name("scoped");
+        if self.eat_name("required") {
+            return Err(err!(
+                Syntax,
+                "required block '{name}' needs a template that extends this one, and \
+                 chatcodec renders one template (no 'extends')"
+            )
+            .with_offset(self.src, name_span.start as usize));
+        }
+        self.expect_block_end()?;
+        if self
+            .blocks
+            .iter()
+            .any(|b| b.name.strip_prefix("block ") == Some(name))
+        {
+            return Err(err!(Syntax, "block '{name}' defined twice")
+                .with_offset(self.src, name_span.start as usize));
+        }
+        self.in_block.push(name);
+        let (body, _) = self.body(&["endblock"])?;
+        self.in_block.pop();
+        if let Some(&Tok::Name(end)) = self.peek() {
+            if end != name {
+                return self.fail("'end of statement block'");
+            }
+            self.pos += 1;
+        }
+        self.expect_block_end()?;
+        let fn_name = block_fn_name(self.arena, name);
+        let def = self.alloc(MacroDef {
+            name: fn_name,
+            params: &[],
+            body,
+            span,
+        });
+        self.blocks.push(def);
+        let callee_name = if scoped {
+            self.arena.alloc_str(&format!("scoped block {name}"))
+        } else {
+            fn_name
+        };
+        let callee = self.expr(ExprKind::Name(callee_name), span);
+        let call = self.expr(
+            ExprKind::Call(
+                self.alloc(callee),
+                Args {
+                    pos: &[],
+                    kw: &[],
+                    star: None,
+                    dstar: None,
+                },
+            ),
+            span,
+        );
+        if !scoped {
+            return Ok(Stmt::Print(call));
+        }
+        // A scoped block: the same body, defined here (it reads the names around it).
+        let here = self.alloc(MacroDef {
+            name: callee_name,
+            params: &[],
+            body,
+            span,
+        });
+        let stmts = self
+            .arena
+            .alloc_slice_copy(&[Stmt::Macro(here), Stmt::Print(call)]);
+        Ok(Stmt::With {
+            assigns: &[],
+            body: stmts,
+        })
     }
 
     fn call_stmt(&mut self, span: Span) -> PResult<Stmt<'a>> {
@@ -678,6 +787,11 @@ impl<'a> Parser<'a> {
             Tok::Name("true" | "True") => ExprKind::Lit(Lit::Bool(true)),
             Tok::Name("false" | "False") => ExprKind::Lit(Lit::Bool(false)),
             Tok::Name("none" | "None") => ExprKind::Lit(Lit::None),
+            Tok::Name("super") if !self.in_block.is_empty() => {
+                // A template without `extends` has no parent block: `super()` is undefined.
+                let name = self.in_block.last().copied().unwrap_or_default();
+                ExprKind::Name(self.arena.alloc_str(&format!("no parent block {name}")))
+            }
             Tok::Name(n) => ExprKind::Name(n),
             Tok::Str(s) => {
                 let mut text = s.into_owned();
@@ -754,7 +868,13 @@ impl<'a> Parser<'a> {
                 let kind = match self.peek() {
                     Some(&Tok::Name(n)) => {
                         self.pos += 1;
-                        ExprKind::Attr(self.alloc(node), n)
+                        if let ExprKind::Name("self") = node.kind {
+                            // `self.name`: block `name`'s function (jinja2's
+                            // TemplateReference); an undefined when there is no such block.
+                            ExprKind::Name(block_fn_name(self.arena, n))
+                        } else {
+                            ExprKind::Attr(self.alloc(node), n)
+                        }
                     }
                     Some(&Tok::Int(i)) => {
                         self.pos += 1;

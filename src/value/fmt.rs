@@ -178,6 +178,41 @@ impl std::fmt::Write for StackBuf {
     }
 }
 
+/// Appends Python's `repr(b)` of a `bytes` whose items are the byte values: `b'...'`,
+/// single quotes unless it holds `'` and no `"`; `\\`, `\n`, `\r`, `\t` and the quote
+/// escaped, other bytes outside printable ASCII as `\xNN`.
+fn write_bytes_repr(out: &mut String, items: &[Value<'_>]) {
+    let byte = |v: &Value<'_>| match v {
+        Value::Int(i) => u8::try_from(*i).unwrap_or(0),
+        _ => 0,
+    };
+    let has = |c: u8| items.iter().any(|v| byte(v) == c);
+    let quote = if has(b'\'') && !has(b'"') {
+        b'"'
+    } else {
+        b'\''
+    };
+    out.push('b');
+    out.push(char::from(quote));
+    for v in items {
+        match byte(v) {
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(char::from(c));
+            }
+            c @ 0x20..=0x7e => out.push(char::from(c)),
+            c => {
+                let _ = write!(out, "\\x{c:02x}");
+            }
+        }
+    }
+    out.push(char::from(quote));
+}
+
 /// Appends Python's `repr(s)` of a string: single quotes unless the string contains `'` and
 /// no `"`; `\\`, `\n`, `\r`, `\t` and the quote escaped; other non-printable characters as
 /// `\xHH`, `\uHHHH` or `\UHHHHHHHH`.
@@ -298,6 +333,10 @@ impl<'v> Printer<'_, 'v> {
                     }
                     IterKind::RangeReverse => {
                         let _ = write!(self.out, "<range_iterator object at {FAKE_ADDR}>");
+                        return;
+                    }
+                    IterKind::Bytes => {
+                        write_bytes_repr(self.out, seq.items);
                         return;
                     }
                     IterKind::Range { start, stop, step } => {

@@ -5,14 +5,14 @@
 //! `center`/`ljust`/`rjust` and the replacement of `replace`. Most other `str` methods return
 //! a `Markup` again (markupsafe 3.0 wraps them); everything else treats it as a `str`.
 //!
+//! This room holds the value side (escaping, `+`, `*` and `%` with a `Markup`); the
+//! methods of a `Markup` are builtins (`builtins/markup.rs`).
+//!
 //! The rest of the engine sees a `Markup` through [`Value::as_str`] (its text) and
 //! [`Value::demark`] (the same text as a plain `str`), so only what differs lives here.
 
-use crate::builtins::Kwargs;
-use crate::error::{err, Error, ErrorKind, Limit};
+use crate::error::err;
 
-/// The longest string `Markup.join` builds (the VM bounds the other results it stores).
-const MAX_JOIN: usize = 1 << 28;
 use crate::value::ops::{self, BinOp};
 use crate::value::{Ctx, VResult, Value};
 
@@ -136,7 +136,7 @@ pub(crate) fn binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Value<'a>, b: Value<'a>) ->
         BinOp::Mod if matches!(a, Value::Markup(_)) => {
             let fmt = a.as_str().unwrap_or("");
             let args = escape_args(ctx, b);
-            let r = crate::builtins::percent_format(ctx, fmt, args)?;
+            let r = super::format::percent_format(ctx, fmt, args)?;
             Ok(wrap(ctx, r))
         }
         // `str % Markup` is `str.__mod__`: plain formatting.
@@ -145,10 +145,26 @@ pub(crate) fn binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Value<'a>, b: Value<'a>) ->
     }
 }
 
+/// `a ~ b` under autoescape (jinja2's `markup_join`): when either is a `Markup`, both as
+/// text, the other escaped, as a `Markup`; else the plain concatenation.
+pub(crate) fn join<'a>(ctx: &Ctx<'a>, a: Value<'a>, b: Value<'a>) -> VResult<'a> {
+    if !matches!(a, Value::Markup(_)) && !matches!(b, Value::Markup(_)) {
+        return ops::binop(ctx, BinOp::Concat, a, b);
+    }
+    let mut out = String::new();
+    for v in [a, b] {
+        match escape(ctx, v) {
+            Value::Markup(s) => out.push_str(s),
+            other => crate::value::fmt::write_str(&mut out, &other),
+        }
+    }
+    Ok(Value::Markup(ctx.arena.alloc_str(&out)))
+}
+
 /// The arguments of `Markup % args` or `Markup.format(...)` as markupsafe's escape helper
 /// prints them: strings escaped (a `Markup` kept), containers printed and escaped, numbers,
 /// `None` and booleans (which print nothing to escape) unchanged so `%d` and `{:.2f}` work.
-fn escape_arg<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> Value<'a> {
+pub(crate) fn escape_arg<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> Value<'a> {
     match v {
         Value::None
         | Value::Bool(_)
@@ -162,7 +178,7 @@ fn escape_arg<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> Value<'a> {
 
 /// [`escape_arg`] over the argument of `%`: each item of a tuple, each value of a mapping,
 /// else the one value.
-fn escape_args<'a>(ctx: &Ctx<'a>, args: Value<'a>) -> Value<'a> {
+pub(crate) fn escape_args<'a>(ctx: &Ctx<'a>, args: Value<'a>) -> Value<'a> {
     match args {
         Value::Tuple(items) => Value::Tuple(ctx.slice(items.iter().map(|x| escape_arg(ctx, *x)))),
         Value::Dict(entries) => {
@@ -181,74 +197,6 @@ fn escape_args<'a>(ctx: &Ctx<'a>, args: Value<'a>) -> Value<'a> {
             Value::Dict(v.into_bump_slice())
         }
         other => escape_arg(ctx, other),
-    }
-}
-
-/// `m.name(args)` for a `Markup` `m` whose text is `s`: markupsafe's overrides, else the
-/// `str` method (with a `Markup` result where markupsafe wraps it).
-pub(crate) fn method<'a>(
-    ctx: &Ctx<'a>,
-    s: &'a str,
-    name: &'a str,
-    args: &[Value<'a>],
-    kw: Kwargs<'_, 'a>,
-) -> VResult<'a> {
-    let call =
-        |args: &[Value<'a>]| crate::builtins::call_method(ctx, Value::Str(s), name, args, kw);
-    match name {
-        "join" => {
-            let [items] = args else {
-                return call(args);
-            };
-            let mut out = String::new();
-            for (i, item) in ops::iterate(ctx, *items)?.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(s);
-                }
-                match item {
-                    Value::Markup(x) => out.push_str(x),
-                    Value::Str(x) => escape_into(&mut out, x),
-                    other => {
-                        return Err(err!(
-                            Type,
-                            "sequence item {i}: expected str instance, {} found",
-                            other.type_name()
-                        ))
-                    }
-                }
-                if out.len() > MAX_JOIN {
-                    return Err(Error::new(
-                        ErrorKind::Limit(Limit::Output),
-                        "Markup.join makes a string too long".to_string(),
-                    ));
-                }
-            }
-            Ok(Value::Markup(ctx.arena.alloc_str(&out)))
-        }
-        "format" => {
-            let args: Vec<Value<'a>> = args.iter().map(|a| escape_args(ctx, *a)).collect();
-            let kw: Vec<(&'a str, Value<'a>)> =
-                kw.iter().map(|(k, v)| (*k, escape_arg(ctx, *v))).collect();
-            let r = crate::builtins::call_method(ctx, Value::Str(s), name, &args, &kw)?;
-            Ok(wrap(ctx, r))
-        }
-        // The replacement and the fill character are escaped.
-        "replace" | "center" | "ljust" | "rjust" => {
-            let mut args: Vec<Value<'a>> = args.to_vec();
-            // `replace(old, new)`, `center(width, fillchar)`: the second argument.
-            if let Some(a) = args.get_mut(1) {
-                if a.as_str().is_some() {
-                    *a = escape(ctx, *a).demark();
-                }
-            }
-            Ok(wrap(ctx, call(&args)?))
-        }
-        "capitalize" | "title" | "lower" | "upper" | "lstrip" | "rstrip" | "strip"
-        | "translate" | "expandtabs" | "swapcase" | "zfill" | "casefold" | "removeprefix"
-        | "removesuffix" | "partition" | "rpartition" | "split" | "rsplit" | "splitlines" => {
-            Ok(wrap(ctx, call(args)?))
-        }
-        _ => call(args),
     }
 }
 
@@ -299,7 +247,7 @@ mod tests {
     }
 
     #[test]
-    fn percent_and_methods_escape_arguments() {
+    fn percent_escapes_arguments() {
         let bump = Bump::new();
         let c = Ctx::for_tests(&bump);
         let n = Value::Str("<b>&");
@@ -307,30 +255,5 @@ mod tests {
         assert_eq!(pct("<%s>", n), "Markup('<&lt;b&gt;&amp;>')");
         assert_eq!(pct("%d", Value::Int(3)), "Markup('3')");
         assert_eq!(pct("%.2f", Value::Float(1.5)), "Markup('1.50')");
-        fn call<'a>(c: &Ctx<'a>, recv: &'a str, name: &'a str, args: &[Value<'a>]) -> String {
-            show(method(c, recv, name, args, &[]))
-        }
-        assert_eq!(
-            call(&c, "<m>", "replace", &[Value::Str("m"), n]),
-            "Markup('<&lt;b&gt;&amp;>')"
-        );
-        assert_eq!(
-            call(&c, "<m>", "split", &[Value::Str("m")]),
-            "[Markup('<'), Markup('>')]"
-        );
-        assert_eq!(
-            call(&c, "<m>", "partition", &[Value::Str("m")]),
-            "(Markup('<'), Markup('m'), Markup('>'))"
-        );
-        assert_eq!(call(&c, "<m>", "upper", &[]), "Markup('<M>')");
-        assert_eq!(call(&c, "<m>", "startswith", &[Value::Str("<")]), "True");
-        assert_eq!(call(&c, "<m>", "find", &[Value::Str("m")]), "1");
-        let items = c.list([n, Value::Str("x")]);
-        assert_eq!(
-            call(&c, "<m>", "join", &[items]),
-            "Markup('&lt;b&gt;&amp;<m>x')"
-        );
-        assert_eq!(call(&c, "<m>", "format", &[n]), "Markup('<m>')");
-        assert_eq!(call(&c, "{}!", "format", &[n]), "Markup('&lt;b&gt;&amp;!')");
     }
 }

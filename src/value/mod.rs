@@ -8,10 +8,14 @@
 pub(crate) mod bigint;
 pub(crate) mod budget;
 pub(crate) mod fmt;
+pub(crate) mod format;
 pub(crate) mod json;
 pub(crate) mod markup;
+pub(crate) mod methods;
 pub(crate) mod ops;
 pub(crate) mod pprint;
+#[cfg(test)]
+pub(crate) mod testutil;
 
 use std::cell::{Cell, RefCell};
 
@@ -99,6 +103,8 @@ pub(crate) enum IterKind {
     },
     /// `reversed(range)`.
     RangeReverse,
+    /// A `bytes` object (`str.encode()`): its items are the byte values, as ints.
+    Bytes,
 }
 
 /// A materialized non-list iterable.
@@ -473,6 +479,7 @@ impl<'a> Value<'a> {
                 IterKind::ListReverse => "list_reverseiterator",
                 IterKind::Range { .. } => "range",
                 IterKind::RangeReverse => "range_iterator",
+                IterKind::Bytes => "bytes",
             },
             Value::Ns(_) => "TemplateNamespace",
             Value::Callable(c) => match c {
@@ -489,3 +496,6 @@ impl<'a> Value<'a> {
 
 /// A result of a builtin or an operation.
 pub(crate) type VResult<'a> = Result<Value<'a>, Error>;
+
+/// Keyword arguments as the VM passes them, in call order.
+pub(crate) type Kwargs<'k, 'a> = &'k [(&'a str, Value<'a>)];

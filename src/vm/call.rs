@@ -66,7 +66,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                 return Ok(());
             }
         }
-        if crate::builtins::has_method(&recv, name) {
+        if crate::value::methods::has_method(&recv, name) {
             budget::charge_call(&recv, args, kwargs)?;
             let v = crate::builtins::call_method(self.ctx, recv, name, args, kwargs)?;
             self.stack.push(v);
@@ -158,6 +158,7 @@ impl<'a, 'o> Vm<'a, 'o> {
             capture: self.out.len() as u32,
             bound,
             loops: self.loops.len() as u32,
+            markup: self.autoescape,
         });
         self.base = base;
         *pc = info.entry as usize;
@@ -179,7 +180,11 @@ impl<'a, 'o> Vm<'a, 'o> {
         self.loops.truncate(frame.loops as usize);
         self.base = self.frames.last().map_or(0, |f| f.base as usize);
         *pc = frame.ret_pc as usize;
-        self.stack.push(Value::Str(text));
+        self.stack.push(if frame.markup {
+            Value::Markup(text)
+        } else {
+            Value::Str(text)
+        });
         Ok(())
     }
 }

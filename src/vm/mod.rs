@@ -10,9 +10,10 @@ use std::cell::Cell;
 
 use bumpalo::Bump;
 
+use crate::clock::Clock;
 use crate::compile::Program;
 use crate::error::{err, Error};
-use crate::template::Template;
+use crate::limits::Limits;
 use crate::value::{Callable, Ctx, UndefInfo, Value};
 
 pub(crate) use run::run;
@@ -57,9 +58,11 @@ pub(crate) fn resolve_globals<'a>(
         .collect()
 }
 
-/// Renders `t` with the keys of `vars` (a JSON object) as variables.
+/// Renders `prog` with the keys of `vars` (a JSON object) as variables.
 pub(crate) fn render_json(
-    t: &Template,
+    prog: &Program,
+    limits: &Limits,
+    clock: Clock,
     vars: &serde_json::Value,
     out: &mut String,
 ) -> Result<(), Error> {
@@ -69,11 +72,11 @@ pub(crate) fn render_json(
         _ => return Err(err!(Input, "template variables must be a JSON object")),
     };
     with_arena(|arena| {
-        let ctx = Ctx::new(arena, t.options.clock.now(), t.options.limits.max_output);
-        let globals = resolve_globals(&t.program, &ctx, |name| {
+        let ctx = Ctx::new(arena, clock.now(), limits.max_output);
+        let globals = resolve_globals(prog, &ctx, |name| {
             map.and_then(|m| m.get(name))
                 .map(|v| Value::from_json_in(v, &ctx))
         });
-        run(&t.program, &ctx, &globals, out, &t.options.limits).map(|_| ())
+        run(prog, &ctx, &globals, out, limits).map(|_| ())
     })
 }

@@ -18,7 +18,7 @@ use std::cell::Cell;
 
 use crate::compile::Program;
 use crate::error::Error;
-use crate::template::Limits;
+use crate::limits::Limits;
 use crate::value::{Callable, Ctx, Global, IterKind, LoopState, UndefInfo, Value};
 
 use super::run::{LoopRun, Vm};
@@ -260,6 +260,9 @@ impl<'a, 'o> Vm<'a, 'o> {
     fn save_state(&self, pc: usize, watch: &Watch<'a>) -> Result<Checkpoint, &'static str> {
         if self.frames.len() != 1 || self.loops.len() != 1 {
             return Err("the message loop runs inside a macro or another loop");
+        }
+        if self.autoescape {
+            return Err("the message loop runs under {% autoescape %}");
         }
         if !(self.stack.is_empty()
             && self.captures.is_empty()

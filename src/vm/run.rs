@@ -4,7 +4,7 @@ use smallvec::SmallVec;
 
 use crate::compile::{Const, Instr, LoopField, Program, NONE16};
 use crate::error::{err, Error, ErrorKind, Limit};
-use crate::template::Limits;
+use crate::limits::Limits;
 use crate::value::{budget, fmt, ops, Callable, Ctx, LoopState, VResult, Value};
 
 /// Instructions' fuel is taken from the render's budget this many units at a time.
@@ -34,6 +34,8 @@ pub(super) struct Frame {
     pub(super) bound: u64,
     /// Loops running when the call began.
     pub(super) loops: u32,
+    /// [`Vm::autoescape`] when the call began: the result is `Markup` then.
+    pub(super) markup: bool,
 }
 
 /// The machine state of one render.
@@ -58,6 +60,11 @@ pub(super) struct Vm<'a, 'o> {
     pub(super) watch_pc: usize,
     /// Where that checkpoint goes.
     pub(super) watch: Option<&'o mut super::resume::Watch<'a>>,
+    /// Macro calls return `Markup` (the render is under `{% autoescape true %}`).
+    pub(super) autoescape: bool,
+    /// The states `Autoescape` saved, innermost in bit 0 (64 deep; deeper nesting, which
+    /// only a `break` out of the block repeated 64 times makes, forgets the oldest).
+    pub(super) autoescape_saved: u64,
 }
 
 /// Runs `prog`; returns the byte ranges of `out` produced inside `{% generation %}` blocks.
@@ -96,6 +103,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                 capture: 0,
                 bound: 0,
                 loops: 0,
+                markup: false,
             }],
             base: 0,
             loops: Vec::new(),
@@ -107,6 +115,8 @@ impl<'a, 'o> Vm<'a, 'o> {
             out_start,
             watch_pc: usize::MAX,
             watch: None,
+            autoescape: false,
+            autoescape_saved: 0,
         }
     }
 
@@ -234,6 +244,29 @@ impl<'a, 'o> Vm<'a, 'o> {
                     fmt::write_str(self.out, &v);
                     self.check_output()?;
                 }
+                Instr::EmitEscaped => {
+                    match self.pop() {
+                        Value::Markup(s) => self.out.push_str(s),
+                        v => {
+                            let mut text = String::new();
+                            fmt::write_str(&mut text, &v);
+                            crate::value::markup::escape_into(self.out, &text);
+                        }
+                    }
+                    self.check_output()?;
+                }
+                Instr::MarkSafe => {
+                    let v = self.pop();
+                    self.push(crate::value::markup::mark_safe(ctx, v));
+                }
+                Instr::Autoescape(on) => {
+                    self.autoescape_saved = self.autoescape_saved << 1 | u64::from(self.autoescape);
+                    self.autoescape = on;
+                }
+                Instr::AutoescapeRevert => {
+                    self.autoescape = self.autoescape_saved & 1 == 1;
+                    self.autoescape_saved >>= 1;
+                }
                 Instr::Const(i) => {
                     let v = match prog.consts[i as usize] {
                         Const::None => Value::None,
@@ -328,6 +361,13 @@ impl<'a, 'o> Vm<'a, 'o> {
                     }
                     let obj = self.pop();
                     let v = ops::slice(ctx, obj, parts[0], parts[1], parts[2])?;
+                    self.push(v);
+                }
+                Instr::MarkupConcat => {
+                    let b = self.pop();
+                    let a = self.pop();
+                    let v = crate::value::markup::join(ctx, a, b)?;
+                    self.check_size(&v)?;
                     self.push(v);
                 }
                 Instr::Bin(op) => {

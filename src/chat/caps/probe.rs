@@ -4,7 +4,8 @@ use serde_json::{json, Map, Value};
 
 use super::{Caps, ToolCallIdFormat};
 use crate::chat::{render_impl, Extra};
-use crate::template::{Limits, Template};
+use crate::limits::Limits;
+use crate::template::Template;
 
 /// Codewords: texts no template prints by itself, looked for in the output.
 pub(super) const SYS: &str = "Sys7cw";

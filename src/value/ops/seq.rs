@@ -1,0 +1,144 @@
+//! Python lists, tuples and dicts as the operators see them, whether the template built them
+//! or they are borrowed from the caller's JSON.
+
+use crate::value::budget;
+use crate::value::{Ctx, Value};
+
+/// The `(key, value)` pairs of a mapping (a template dict or a JSON object), or `None` when
+/// `v` is not a mapping.
+pub(crate) fn pairs<'a>(ctx: &Ctx<'a>, v: &Value<'a>) -> Option<&'a [(Value<'a>, Value<'a>)]> {
+    match v {
+        Value::Dict(d) => Some(d),
+        Value::Json(serde_json::Value::Object(o)) => {
+            let mut out = bumpalo::collections::Vec::with_capacity_in(o.len(), ctx.arena);
+            out.extend(
+                o.iter()
+                    .map(|(k, x)| (Value::Str(k.as_str()), Value::from_json_in(x, ctx))),
+            );
+            Some(out.into_bump_slice())
+        }
+        _ => None,
+    }
+}
+
+/// Dicts up to this many items are searched without spending fuel (see `compare::SMALL_BYTES`).
+pub(super) const SMALL_ITEMS: usize = 16;
+
+#[inline]
+/// `o[key]`. Chat messages and tool schemas are small objects: comparing a handful of keys
+/// beats hashing the key (serde_json's map hashes with SipHash).
+pub(crate) fn json_get<'j>(
+    o: &'j serde_json::Map<String, serde_json::Value>,
+    key: &str,
+) -> Option<&'j serde_json::Value> {
+    if o.len() <= 16 {
+        o.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        o.get(key)
+    }
+}
+
+/// A Python list or tuple's items, from the template or borrowed from the caller's JSON.
+#[derive(Clone, Copy)]
+pub(crate) enum SeqRef<'a> {
+    /// A list or tuple of the template's.
+    Values(&'a [Value<'a>]),
+    /// A JSON array of the caller's.
+    Json(&'a [serde_json::Value]),
+}
+
+impl<'a> SeqRef<'a> {
+    /// The items of a list (template or JSON); tuples only when `tuples` is set.
+    #[inline]
+    pub(super) fn of(v: &Value<'a>, tuples: bool) -> Option<SeqRef<'a>> {
+        match *v {
+            Value::List(l) => Some(SeqRef::Values(l)),
+            Value::Tuple(t) if tuples => Some(SeqRef::Values(t)),
+            Value::Json(serde_json::Value::Array(a)) => Some(SeqRef::Json(a)),
+            _ => None,
+        }
+    }
+
+    /// How many items.
+    #[inline]
+    pub(super) fn len(&self) -> usize {
+        match self {
+            SeqRef::Values(v) => v.len(),
+            SeqRef::Json(a) => a.len(),
+        }
+    }
+
+    /// Item `i` (in range).
+    #[inline]
+    pub(super) fn get(&self, i: usize) -> Option<Value<'a>> {
+        match self {
+            SeqRef::Values(v) => v.get(i).copied(),
+            SeqRef::Json(a) => a.get(i).map(Value::from_json),
+        }
+    }
+
+    /// Item `i`, exact for big JSON integers.
+    #[inline]
+    pub(super) fn get_in(&self, i: usize, ctx: &Ctx<'a>) -> Option<Value<'a>> {
+        match self {
+            SeqRef::Values(v) => v.get(i).copied(),
+            SeqRef::Json(a) => a.get(i).map(|x| Value::from_json_in(x, ctx)),
+        }
+    }
+}
+
+/// A Python dict, from the template or borrowed from the caller's JSON.
+#[derive(Clone, Copy)]
+pub(super) enum MapRef<'a> {
+    /// A dict of the template's.
+    Dict(&'a [(Value<'a>, Value<'a>)]),
+    /// A JSON object of the caller's.
+    Json(&'a serde_json::Map<String, serde_json::Value>),
+}
+
+impl<'a> MapRef<'a> {
+    /// The dict `v` is, if it is one.
+    #[inline]
+    pub(super) fn of(v: &Value<'a>) -> Option<MapRef<'a>> {
+        match *v {
+            Value::Dict(d) => Some(MapRef::Dict(d)),
+            Value::Json(serde_json::Value::Object(o)) => Some(MapRef::Json(o)),
+            _ => None,
+        }
+    }
+
+    /// How many entries.
+    pub(super) fn len(&self) -> usize {
+        match self {
+            MapRef::Dict(d) => d.len(),
+            MapRef::Json(o) => o.len(),
+        }
+    }
+
+    /// The value of string key `name`, exact for big JSON integers.
+    #[inline]
+    pub(super) fn get_str(&self, name: &str, ctx: &Ctx<'a>) -> Option<Value<'a>> {
+        match self {
+            MapRef::Dict(d) => d
+                .iter()
+                .take(if d.len() > SMALL_ITEMS && !budget::spend_items(d.len()) {
+                    0
+                } else {
+                    usize::MAX
+                })
+                .find(|(k, _)| k.as_str() == Some(name))
+                .map(|(_, v)| *v),
+            MapRef::Json(o) => json_get(o, name).map(|v| Value::from_json_in(v, ctx)),
+        }
+    }
+
+    /// Calls `f` on every entry until it returns false; true if it never did.
+    pub(super) fn all(&self, mut f: impl FnMut(Value<'a>, Value<'a>) -> bool) -> bool {
+        match self {
+            MapRef::Dict(d) => d.iter().all(|(k, v)| f(*k, *v)),
+            MapRef::Json(o) => o
+                .iter()
+                .all(|(k, v)| f(Value::Str(k.as_str()), Value::from_json(v))),
+        }
+    }
+}
