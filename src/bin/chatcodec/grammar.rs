@@ -37,6 +37,10 @@ pub(crate) struct Args {
     /// The prompt already opened the reasoning block (e.g. ends with `<think>`).
     #[arg(long)]
     forced_open: bool,
+    /// The prompt already wrote the format's prompt prefix (functionary v3.2's `>>>`): the
+    /// grammar starts after it.
+    #[arg(long)]
+    after_prompt_prefix: bool,
 }
 
 /// Runs `chatcodec grammar`; returns the exit status.
@@ -93,9 +97,13 @@ pub(crate) fn run(args: Args) -> i32 {
         },
         parallel: !args.no_parallel,
         forced_open: args.forced_open,
+        after_prompt_prefix: args.after_prompt_prefix,
     };
     match grammar::export(&spec, &tools, &opts) {
         Ok(g) => {
+            for n in &g.notes {
+                eprintln!("note: {n}");
+            }
             let mut out = std::io::stdout().lock();
             let text = if args.lazy { g.to_json() } else { g.grammar };
             let _ = writeln!(out, "{}", text.trim_end());

@@ -131,6 +131,7 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
         channels,
         confidence: 0.0,
         notes,
+        prompt_prefix: None,
     };
     if spec.channels.is_some() {
         spec.reasoning = ReasoningSpec::default();
@@ -181,6 +182,7 @@ fn defeated(why: &str) -> Analysis {
             channels: None,
             confidence: 0.0,
             notes: vec![why.to_string()],
+            prompt_prefix: None,
         },
         cases: Vec::new(),
     }

@@ -3,7 +3,8 @@
 //! out from the spec's markers.
 
 use crate::output::spec::{
-    CallSyntax, FormatSpec, IdSpec, ReasoningMode, ToolCallSpec, ValueTyping,
+    CallSyntax, FormatSpec, IdSpec, ReasoningMode, ToolCallSpec, TypedMiddle, ValueTyping,
+    ValueWriting,
 };
 use std::fmt::Write;
 
@@ -120,6 +121,15 @@ fn tools(t: &ToolCallSpec) -> Result<(String, String), String> {
         .call
         .as_ref()
         .map_or(("", ""), |m| (m.open.trim(), m.close.trim()));
+    match t.values {
+        ValueWriting::Native | ValueWriting::QuotedScalars => {}
+        ValueWriting::Python | ValueWriting::BareStrings => {
+            return Err(format!(
+                "{:?} argument values are read only by the hand-written parsers",
+                t.values
+            ))
+        }
+    }
     let (inner, guard) = inner(&t.syntax, &t.id, call.1, &mut g)?;
     // The guard of one call: its open marker, else the syntax's own first text.
     let call_rule = if !call.0.is_empty() {
@@ -138,6 +148,7 @@ fn tools(t: &ToolCallSpec) -> Result<(String, String), String> {
         CallSyntax::JsonObject { list: true, .. }
             | CallSyntax::Pythonic { list: true }
             | CallSyntax::NameAsKey { list: true }
+            | CallSyntax::OpenAiObject { list: true }
     );
     let sep = t.separator.trim();
     let more = if !t.parallel {
@@ -236,6 +247,24 @@ fn inner(
             writeln!(g, "jmem       <- {}", mem.join("\n            / ")).ok();
             ("jcall".into(), ("{".into(), "\"{\" ws \"\\\"\"".into()))
         }
+        CallSyntax::OpenAiObject { .. } => {
+            writeln!(
+                g,
+                "ocall      <- @call(\"{{\" ~ ws (&\"\\\"\" ~ omem (ws \",\" ~ ws omem)*)? ws) \"}}\""
+            )
+            .ok();
+            writeln!(
+                g,
+                "omem       <- \"\\\"id\\\"\" ws \":\" ws \"\\\"\" ~ @id(until(\"\\\"\")) \"\\\"\"\n            / \"\\\"type\\\"\" ws \":\" ws jstring\n            / \"\\\"function\\\"\" ws \":\" ws \"{{\" ~ ws fmem (ws \",\" ~ ws fmem)* ws \"}}\""
+            )
+            .ok();
+            writeln!(
+                g,
+                "fmem       <- \"\\\"name\\\"\" ws \":\" ws \"\\\"\" ~ @name(until(\"\\\"\")) \"\\\"\"\n            / \"\\\"arguments\\\"\" ws \":\" ws ~ @args(jvalue)"
+            )
+            .ok();
+            ("ocall".into(), ("{".into(), "\"{\" ws \"\\\"\"".into()))
+        }
         CallSyntax::NameAsKey { .. } => {
             writeln!(
                 g,
@@ -311,6 +340,8 @@ fn inner(
             param_suffix,
             call_suffix,
             values,
+            typed_middles,
+            param_close_after_key,
         } => {
             let np = name_prefix.trim();
             let ns = name_suffix.trim();
@@ -325,12 +356,24 @@ fn inner(
             if !np.is_empty() {
                 write!(r, "{} ~ ", lit(np)).ok();
             }
-            let name_stop = if ns.is_empty() {
-                until(&[pp, "\n", cs])
-            } else {
-                until(&[ns, "\n", pp])
+            let (idp, position) = match id {
+                IdSpec::Position { prefix, suffix } => {
+                    let (p, s) = (prefix.trim(), suffix.trim());
+                    let s = if s.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {}", lit(s))
+                    };
+                    (p, format!(" ({} [0-9]+{s})?", lit(p)))
+                }
+                _ => ("", String::new()),
             };
-            write!(r, "@call(@name({name_stop})").ok();
+            let name_stop = if ns.is_empty() {
+                until(&[idp, pp, "\n", cs])
+            } else {
+                until(&[idp, ns, "\n", pp])
+            };
+            write!(r, "@call(@name({name_stop}){position}").ok();
             if !ns.is_empty() {
                 write!(r, " {}", lit(ns)).ok();
             }
@@ -350,32 +393,55 @@ fn inner(
             } else {
                 ""
             };
+            let raw = {
+                let pst = ps.trim_start();
+                format!("@value({})", until(&[ps, pst, &format!("\n{pp}"), cs]))
+            };
             let value = match values {
                 ValueTyping::Json => "@jvalue(jvalue)".to_string(),
-                ValueTyping::RawStrings => {
-                    let pst = ps.trim_start();
-                    format!("@value({})", until(&[ps, pst, &format!("\n{pp}"), cs]))
-                }
+                ValueTyping::RawStrings => raw.clone(),
             };
             let pst = ps.trim_start();
+            // A closing that repeats the key: the key's text, then the rest.
+            let after_key = param_close_after_key.trim();
+            let close = |c: &str| {
+                if after_key.is_empty() {
+                    lit(c)
+                } else {
+                    format!("{} {} {}", lit(c), until(&[after_key]), lit(after_key))
+                }
+            };
             let end = if pst.is_empty() {
                 String::new()
             } else if pst != ps {
-                format!(" ({} / {} / &{} / !.)", lit(ps), lit(pst), lit(pp))
+                format!(" ({} / {} / &{} / !.)", close(ps), close(pst), lit(pp))
             } else {
-                format!(" ({} / &{} / !.)", lit(ps), lit(pp))
+                format!(" ({} / &{} / !.)", close(ps), lit(pp))
             };
-            writeln!(
-                g,
-                "xparam     <- {} ~ @key({key_stop}) {}{mid_ws} {value}{end}",
-                lit(pp),
-                if pm.is_empty() {
-                    String::new()
-                } else {
-                    lit(pm)
-                }
-            )
-            .ok();
+            if typed_middles.is_empty() {
+                writeln!(
+                    g,
+                    "xparam     <- {} ~ @key({key_stop}) {}{mid_ws} {value}{end}",
+                    lit(pp),
+                    if pm.is_empty() {
+                        String::new()
+                    } else {
+                        lit(pm)
+                    }
+                )
+                .ok();
+            } else {
+                let (common, alts) = typed_alternatives(typed_middles, *values, &raw);
+                writeln!(
+                    g,
+                    "xparam     <- {} ~ @key({}) {} ws ({}){end}",
+                    lit(pp),
+                    until(&[common.as_str()]),
+                    lit(&common),
+                    alts.join(" / ")
+                )
+                .ok();
+            }
             ("xcall".into(), (np.to_string(), lit(np)))
         }
         CallSyntax::KeyValue {
@@ -404,4 +470,36 @@ fn inner(
             ("dcall".into(), (np.to_string(), lit(np)))
         }
     })
+}
+
+/// The text every typed middle starts with, and one alternative per middle (its rest, then a
+/// raw value for a string middle or a JSON value for the others).
+fn typed_alternatives(
+    middles: &[TypedMiddle],
+    values: ValueTyping,
+    raw: &str,
+) -> (String, Vec<String>) {
+    let texts: Vec<&str> = middles.iter().map(|m| m.middle.trim()).collect();
+    let mut common = texts.first().copied().unwrap_or_default().to_string();
+    for t in &texts {
+        while !t.starts_with(common.as_str()) {
+            common.pop();
+        }
+    }
+    let mut alts = Vec::new();
+    for m in middles {
+        let rest = &m.middle.trim()[common.len()..];
+        let string = m.types.iter().any(|t| t == "string");
+        let v = if string && values == ValueTyping::RawStrings {
+            raw.to_string()
+        } else {
+            "@jvalue(jvalue)".to_string()
+        };
+        alts.push(if rest.is_empty() {
+            v
+        } else {
+            format!("{} ws {v}", lit(rest))
+        });
+    }
+    (common, alts)
 }
