@@ -22,6 +22,7 @@ mod probe;
 mod reasoning;
 mod text;
 mod tools;
+mod typing;
 
 pub use check::{difference, loose_difference, options_for, Case};
 pub use probe::assistant_part;
@@ -99,7 +100,7 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
     let channels = reasoned.as_ref().and_then(|r| channels(&r.assistant));
     let mut tool_spec = None;
     match tools {
-        Some(t) => {
+        Some(mut t) => {
             notes.extend(t.notes);
             if t.unsure {
                 confidence -= 0.2;
@@ -115,6 +116,7 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
                     _ => eot.as_deref(),
                 };
                 cases.push(Case::new(&r.assistant, end, "", content, &t.turn.calls));
+                typing::refine(&mut t.spec, &r.assistant, &t.turn.calls, &mut notes);
             }
             tool_spec = Some(t.spec);
         }
