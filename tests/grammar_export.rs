@@ -660,6 +660,71 @@ fn arguments_follow_the_schema_in_every_value_syntax() {
         gem("city:<|\"|>P<|\"|>,nights:<|\"|>2<|\"|>"),
         gem("nights:2"),
     ];
+    // Other shapes and value writings: every scalar quoted (the quoted text keeps its type),
+    // strings bare, DSML middles naming the type, Kimi K3 positions and typed middles,
+    // MiniMax M3 closes repeating the key, OpenAI-shaped objects, Python-dict arguments.
+    let py_more_ok = [
+        r#"[book(city="Paris", nights="2", smoking="True")]"#.to_string(),
+        "[book(city=Paris, France, nights=2, room=double)]".to_string(),
+    ];
+    let py_more_bad = [
+        r#"[book(city="Paris", nights="two")]"#.to_string(),
+        r#"[book(city="Paris", nights="2.5")]"#.to_string(),
+        "[book(city=Paris, nights=two)]".to_string(),
+        "[book(city=Paris, nights=2, room=suite)]".to_string(),
+    ];
+    let dsml = |params: &str| {
+        format!("<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"book\">\n{params}</｜DSML｜invoke>\n</｜DSML｜tool_calls>")
+    };
+    let dp = |k: &str, s: bool, v: &str| {
+        format!("<｜DSML｜parameter name=\"{k}\" string=\"{s}\">{v}</｜DSML｜parameter>\n")
+    };
+    let dsml_ok = [dsml(
+        &[
+            dp("city", true, "Paris, \"C\""),
+            dp("nights", false, "2"),
+            dp("smoking", false, "true"),
+            dp("guests", false, r#"[{"name": "A"}]"#),
+            dp("note", false, "null"),
+        ]
+        .concat(),
+    )];
+    let dsml_bad = [
+        dsml(&[dp("city", true, "Paris"), dp("nights", true, "2")].concat()),
+        dsml(&[dp("city", false, "Paris"), dp("nights", false, "2")].concat()),
+        dsml(&[dp("city", true, "Paris"), dp("nights", false, "two")].concat()),
+    ];
+    let kimi = |params: &str| {
+        format!("<|open|>tools<|sep|><|open|>call tool=\"book\" index=\"1\"<|sep|>{params}<|close|>call<|sep|><|close|>tools<|sep|>")
+    };
+    let kp = |k: &str, t: &str, v: &str| {
+        format!("<|open|>argument key=\"{k}\" type=\"{t}\"<|sep|>{v}<|close|>argument<|sep|>")
+    };
+    let kimi_ok = [kimi(
+        &[kp("city", "string", "Paris"), kp("nights", "number", "2")].concat(),
+    )];
+    let kimi_bad = [
+        kimi(&[kp("city", "string", "Paris"), kp("nights", "string", "2")].concat()),
+        kimi(&[kp("city", "string", "Paris"), kp("nights", "number", "two")].concat()),
+        kimi(&kp("city", "string", "Paris")).replace(" index=\"1\"", " index=\"x\""),
+    ];
+    let mm = |params: &str| {
+        format!("]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"book\">{params}]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>")
+    };
+    let mp = |k: &str, v: &str| format!("]<]minimax[>[<{k}>{v}]<]minimax[>[</{k}>");
+    let mm_ok = [mm(&[mp("city", "Paris"), mp("nights", "2")].concat())];
+    let mm_bad = [
+        mm(&[mp("city", "Paris"), mp("nights", "two")].concat()),
+        mm(&[mp("city", "Paris"), mp("nights", "2")].concat()).replace("</nights>", "</city>"),
+    ];
+    let phi_ok = [
+        r#"<|tool_call|>{"id": "c1", "type": "function", "function": {"name": "book", "arguments": {"city": "P", "nights": 1}}}<|/tool_call|>"#.to_string(),
+        r#"{"name": "book", "arguments": {'city': 'P', "nights": 1, 'smoking': False}}"#.to_string(),
+    ];
+    let phi_bad = [
+        r#"<|tool_call|>{"id": "c1", "type": "function", "function": {"name": "book", "arguments": {"city": "P", "nights": "1"}}}<|/tool_call|>"#.to_string(),
+        r#"{"name": "book", "arguments": {'city': 'P', 'nights': 1, 'smoking': false}}"#.to_string(),
+    ];
     let mut cases = Vec::new();
     let mut counts = Vec::new();
     for syntax in [Syntax::Gbnf, Syntax::Lark] {
@@ -668,6 +733,11 @@ fn arguments_follow_the_schema_in_every_value_syntax() {
             ("qwen3-coder", &xml_ok[..], &xml_bad[..]),
             ("lfm2", &py_ok[..], &py_bad[..]),
             ("gemma4", &kv_ok[..], &kv_bad[..]),
+            ("pythonic", &py_more_ok[..], &py_more_bad[..]),
+            ("deepseek-v3.2", &dsml_ok[..], &dsml_bad[..]),
+            ("kimi-k3", &kimi_ok[..], &kimi_bad[..]),
+            ("minimax-m3", &mm_ok[..], &mm_bad[..]),
+            ("phi4-mini", &phi_ok[..], &phi_bad[..]),
         ] {
             let spec = Format::by_name(format).expect("format").spec();
             let g = grammar::export(
