@@ -354,6 +354,52 @@ mod tests {
     }
 
     #[test]
+    fn spec_built_parsers_read_every_shape_and_typed_middle() {
+        let built = |name: &str| {
+            let mut spec = Format::by_name(name).unwrap().spec();
+            spec.format = None;
+            Format::from_spec(&spec).unwrap()
+        };
+        let calls = |f: &Format, text: &str| -> Vec<(String, Value)> {
+            crate::output::parse(f, text)
+                .tool_calls
+                .iter()
+                .map(|c| (c.name.clone(), serde_json::from_str(&c.arguments).unwrap()))
+                .collect()
+        };
+        let want = vec![("f".to_string(), json!({"a": "x y", "n": 2}))];
+        let ds = built("deepseek-v3.2");
+        for section in ["function_calls", "tool_calls"] {
+            let t = format!(
+                "Hi<｜DSML｜{section}>\n<｜DSML｜invoke name=\"f\">\n\
+                 <｜DSML｜parameter name=\"a\" string=\"true\">x y</｜DSML｜parameter>\n\
+                 <｜DSML｜parameter name=\"n\" string=\"false\">2</｜DSML｜parameter>\n\
+                 </｜DSML｜invoke>\n</｜DSML｜{section}>"
+            );
+            assert_eq!(calls(&ds, &t), want, "{section}");
+        }
+        let kimi = built("kimi-k3");
+        let t = "<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|>\
+                 <|open|>argument key=\"a\" type=\"string\"<|sep|>x y<|close|>argument<|sep|>\
+                 <|open|>argument key=\"n\" type=\"number\"<|sep|>2<|close|>argument<|sep|>\
+                 <|close|>call<|sep|><|close|>tools<|sep|>";
+        assert_eq!(calls(&kimi, t), want);
+        let mm = built("minimax-m3");
+        let t = "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"f\">\
+                 ]<]minimax[>[<a>x y]<]minimax[>[</a>]<]minimax[>[<n>2]<]minimax[>[</n>\
+                 ]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>";
+        let got = calls(&mm, t);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].1["a"], "x y");
+        let t = "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">x y</parameter>\n</invoke></minimax:tool_call>";
+        assert_eq!(calls(&mm, t)[0].1["a"], "x y");
+        // A shape the spec-built parser cannot read is an error, not a silent drop.
+        let mut phi = Format::by_name("phi4-mini").unwrap().spec();
+        phi.format = None;
+        assert!(Format::from_spec(&phi).is_err());
+    }
+
+    #[test]
     fn defeated_templates_say_so() {
         let t = ChatTemplate::new("default", "{{ raise_exception('no') }}", Map::new()).unwrap();
         let spec = analyze(&t);

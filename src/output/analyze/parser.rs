@@ -36,7 +36,12 @@ fn until(stops: &[&str]) -> String {
             seen.push(s);
         }
     }
-    let inner = |a: &str, b: &str| a != b && b.match_indices(a).any(|(i, _)| i + a.len() < b.len());
+    // A marker that starts another one stops the scan at the same place: kept.
+    let inner = |a: &str, b: &str| {
+        a != b
+            && b.match_indices(a)
+                .any(|(i, _)| i > 0 && i + a.len() < b.len())
+    };
     let all = seen.clone();
     seen.retain(|a| !all.iter().any(|b| inner(a, b)));
     let parts: Vec<String> = seen.iter().map(|s| lit(s)).collect();
@@ -59,14 +64,33 @@ pub(crate) fn grammar(spec: &FormatSpec) -> Result<String, String> {
         .content
         .as_ref()
         .map_or(("", ""), |m| (m.open.trim(), m.close.trim()));
-    let (trigger, calls) = match &spec.tools {
-        Some(t) => {
-            let (trigger, rules) = tools(t)?;
-            (trigger, Some(rules))
+    // The main shape of the calls, then the other shapes (their rules renamed apart); content
+    // stops at every shape's trigger.
+    let mut triggers: Vec<String> = Vec::new();
+    let mut calls: Option<String> = None;
+    let mut calls_rule = "calls".to_string();
+    if let Some(t) = &spec.tools {
+        let (trigger, mut rules) = tools(t)?;
+        triggers.push(trigger);
+        let mut names = vec!["calls".to_string()];
+        for (i, alt) in t.alternatives.iter().enumerate() {
+            let suffix = format!("_a{}", i + 1);
+            let (trigger, alt_rules) = tools(alt)?;
+            rules.push_str(&rename(&alt_rules, &suffix));
+            if !triggers.contains(&trigger) {
+                triggers.push(trigger);
+            }
+            names.push(format!("calls{suffix}"));
         }
-        None => (String::new(), None),
-    };
-    let stops = [trigger.as_str(), close, text_open, text_close];
+        if names.len() > 1 {
+            writeln!(rules, "anycalls   <- {}", names.join(" / ")).ok();
+            calls_rule = "anycalls".into();
+        }
+        calls = Some(rules);
+    }
+    let trigger = triggers.first().cloned().unwrap_or_default();
+    let mut stops: Vec<&str> = triggers.iter().map(String::as_str).collect();
+    stops.extend([close, text_open, text_close]);
     if !open.is_empty() {
         writeln!(g, "start      <- ws think? body").ok();
         writeln!(g, "think      <- {} ~ reasoning", lit(open)).ok();
@@ -78,7 +102,13 @@ pub(crate) fn grammar(spec: &FormatSpec) -> Result<String, String> {
         writeln!(
             g,
             "reasoning  <- @reasoning({}) ({} ws)?",
-            until(&[close, trigger.as_str()]),
+            until(
+                &[
+                    &[close][..],
+                    &triggers.iter().map(String::as_str).collect::<Vec<_>>()
+                ]
+                .concat()
+            ),
             lit(close)
         )
         .ok();
@@ -86,12 +116,17 @@ pub(crate) fn grammar(spec: &FormatSpec) -> Result<String, String> {
     // A content marker that starts like the call trigger (`>>>all`, `>>>`) goes first.
     let mut alts = Vec::new();
     let markers = [close, text_open, text_close];
-    let shadowed = |m: &str| !trigger.is_empty() && m.starts_with(trigger.as_str());
+    let shadowed = |m: &str| {
+        triggers
+            .iter()
+            .any(|t| !t.is_empty() && m.starts_with(t.as_str()))
+    };
+    let _ = &trigger;
     for m in markers.iter().filter(|m| !m.is_empty() && shadowed(m)) {
         alts.push(format!("{} ws", lit(m)));
     }
     if calls.is_some() {
-        alts.push("calls".to_string());
+        alts.push(calls_rule.clone());
     }
     for m in markers.iter().filter(|m| !m.is_empty() && !shadowed(m)) {
         alts.push(format!("{} ws", lit(m)));
@@ -502,4 +537,59 @@ fn typed_alternatives(
         });
     }
     (common, alts)
+}
+
+/// `rules` with every rule it defines renamed to NAME+`suffix` (definitions and references;
+/// literals, classes and capture names untouched), so a second shape's rules sit beside the
+/// first's.
+fn rename(rules: &str, suffix: &str) -> String {
+    let defined: Vec<&str> = rules
+        .lines()
+        .filter_map(|l| l.split_once("<-"))
+        .map(|(n, _)| n.trim())
+        .filter(|n| !n.is_empty() && !n.contains(char::is_whitespace))
+        .collect();
+    let mut out = String::new();
+    let chars: Vec<char> = rules.chars().collect();
+    let mut i = 0;
+    let mut prev = ' ';
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '"' || c == '[' {
+            // A literal or a class, copied with its escapes.
+            let end = if c == '"' { '"' } else { ']' };
+            out.push(c);
+            i += 1;
+            while i < chars.len() {
+                let d = chars[i];
+                out.push(d);
+                i += 1;
+                if d == '\\' && i < chars.len() {
+                    out.push(chars[i]);
+                    i += 1;
+                } else if d == end {
+                    break;
+                }
+            }
+            prev = end;
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            out.push_str(&word);
+            if prev != '@' && defined.contains(&word.as_str()) {
+                out.push_str(suffix);
+            }
+            prev = 'a';
+            continue;
+        }
+        out.push(c);
+        prev = c;
+        i += 1;
+    }
+    out
 }
