@@ -18,6 +18,7 @@
 
 mod check;
 mod parser;
+mod prefix;
 mod probe;
 mod reasoning;
 mod text;
@@ -137,6 +138,15 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
     };
     if spec.channels.is_some() {
         spec.reasoning = ReasoningSpec::default();
+    }
+    // Harmony messages all start with the header the prompt ends with: not a prefix to skip.
+    if let Some(prompt) = p.prompt(true, &kw).filter(|_| spec.channels.is_none()) {
+        spec.prompt_prefix = prefix::prompt_prefix(&prompt, &spec);
+        if let Some(pp) = &spec.prompt_prefix {
+            spec.notes.push(format!(
+                "the generation prompt ends with {pp:?}, the start of a content or call marker"
+            ));
+        }
     }
     spec.format = check::name(&spec, &cases).map(str::to_string);
     match Format::from_spec(&spec) {
