@@ -583,6 +583,17 @@ fn cli_prints_grammar_and_lazy_triggers() {
     let (code, _, err) = run(&["--format", "qwen3-coder", "--syntax", "structural-tag"]);
     assert_eq!(code, Some(1));
     assert!(err.contains("JSON-object arguments"), "{err}");
+    // A template whose generation prompt writes the first marker's start: the grammar starts
+    // after it (functionary v3.2's >>>).
+    let small = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/templates/functionary-small-v3.2.jinja");
+    if small.exists() {
+        let small = small.to_string_lossy().into_owned();
+        let (code, out, err) = run(&["--template", &small, "--syntax", "lark"]);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(err.contains("ends with \">>>\""), "{err}");
+        assert!(out.starts_with("start: body"), "{out}");
+    }
     let (code, _, err) = run(&["--format", "nope"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("unknown output format"), "{err}");
