@@ -1,10 +1,12 @@
 """Checks exported grammars with a real grammar engine (llguidance), and renders the assistant
 turns they are checked on with transformers' reference renderer.
 
-    python3 tests/grammar_check.py render  < {"templates": [{"file", "format", "think_open", "end_of_turn"}],
+    python3 tests/grammar_check.py render  < {"templates": [{"file", "format", "think_open", "end_of_turn",
+                                                             "prompt_prefix"}],
                                               "tools": [...], "calls": [...], "reasoning": str,
                                               "bad_name": str, "bad_type": [param, value]}
-        -> [{"file", "format", "good" | null, "bad_name", "bad_type", "forced_open", "error"}]
+        -> [{"file", "format", "good" | null, "bad_name", "bad_type", "forced_open",
+             "after_prompt_prefix", "error"}]
     python3 tests/grammar_check.py check   < {"cases": [{"id", "syntax": "gbnf"|"lark"|"structural_tag",
                                               "grammar": str, "accept": [str], "reject": [str]}]}
         -> [{"id", "error", "accepted": [bool], "rejected": [bool], "why": [str]}]
@@ -51,6 +53,16 @@ def render_all(req):
                  if fmt == "firefunction-v2" else {})
         prompt = render(src, head, True, extra)
         full = render(src, head + [msg], False, extra)
+        if not full.startswith(prompt):
+            # A prompt that closes thinking (enable_thinking unset) is not followed by the
+            # reasoning the history turn writes: render both with thinking enabled.
+            try:
+                on = dict(extra, enable_thinking=True)
+                p2, f2 = render(src, head, True, on), render(src, head + [msg], False, on)
+                if f2.startswith(p2):
+                    prompt, full = p2, f2
+            except Exception:
+                pass
         if full.startswith(prompt):
             text = full[len(prompt):]
         else:
@@ -70,6 +82,14 @@ def render_all(req):
             text, rest = t0[n:], ptail[n:].strip()
             if rest and text.lstrip().startswith(rest):
                 text = text.lstrip()[len(rest):]
+            elif rest:
+                # The prompt's header differs from the history's (a template writing a
+                # literal {role}): the turn starts after the last marker they share.
+                for k in range(len(rest)):
+                    suf = rest[k:]
+                    if suf[0] in "<[" and len(suf) >= 4 and suf in text[:len(rest) + 40]:
+                        text = text[text.index(suf) + len(suf):]
+                        break
         if not all(c["name"] in text for c in calls):
             raise ValueError("the rendered turn does not contain the calls")
         # The end of turn: the first end marker after the last call's name.
@@ -82,7 +102,9 @@ def render_all(req):
         cl = t.get("think_close") or ""
         forced = (bool(op) and prompt.rstrip().endswith(op) and not text.lstrip().startswith(op)
                   and bool(cl) and cl in text)
-        return text, forced
+        pp = t.get("prompt_prefix") or ""
+        after = bool(pp) and full.startswith(prompt) and prompt.endswith(pp) and not text.startswith(pp)
+        return text, forced, after
 
     results = []
     for t in req["templates"]:
@@ -100,9 +122,9 @@ def render_all(req):
             bt = [dict(c, arguments=dict(c["arguments"], **{p: v})) if p in c["arguments"] else c for c in cs]
             for string_args in (False, True):
                 try:
-                    res["good"], res["forced_open"] = turn(src, t, cs, string_args)
-                    res["bad_name"], _ = turn(src, t, bn, string_args)
-                    res["bad_type"], _ = turn(src, t, bt, string_args)
+                    res["good"], res["forced_open"], res["after_prompt_prefix"] = turn(src, t, cs, string_args)
+                    res["bad_name"], _, _ = turn(src, t, bn, string_args)
+                    res["bad_type"], _, _ = turn(src, t, bt, string_args)
                     res["calls"] = len(cs)
                     res["error"] = None
                     break

@@ -29,6 +29,12 @@ pub struct FormatSpec {
     pub confidence: f32,
     /// Why the description is unsure, or what could not be found.
     pub notes: Vec<String>,
+    /// Text a generation prompt may end with that the output then continues (functionary
+    /// v3.2's prompt ends with `>>>`, the start of both `>>>all` and `>>>NAME`). Grammars built
+    /// with [`GrammarOptions::after_prompt_prefix`](crate::output::grammar::GrammarOptions)
+    /// start after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_prefix: Option<String>,
 }
 
 /// An opening and a closing marker.
@@ -81,6 +87,40 @@ pub struct ToolCallSpec {
     pub id: IdSpec,
     /// Whether one turn can hold several calls.
     pub parallel: bool,
+    /// How argument values are written, when not the syntax's own way.
+    #[serde(default, skip_serializing_if = "ValueWriting::is_native")]
+    pub values: ValueWriting,
+    /// Other shapes of the calls that the format also reads (templates of one family differ:
+    /// DeepSeek V4 names V3.2's `function_calls` section `tool_calls`). Each is a whole
+    /// description of its own; a grammar accepts any of them, the first is the main one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<ToolCallSpec>,
+}
+
+/// How argument values are written, over what the call syntax itself says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueWriting {
+    /// The syntax's own way (JSON text; Python literals for pythonic calls; the key-value
+    /// syntax's quotes).
+    #[default]
+    Native,
+    /// JSON arguments written as a Python literal: `{'location': 'Paris', 'hourly': True}`.
+    Python,
+    /// Every scalar written as a quoted string (`limit="5"`, `limit:<escape>5<escape>`); the
+    /// quoted text still has the parameter's type (an integer parameter takes `"5"`, not
+    /// `"abc"`).
+    QuotedScalars,
+    /// String values written without quotes, up to the next argument
+    /// (`location=Paris, France, unit=celsius`); other values as the syntax writes them.
+    BareStrings,
+}
+
+impl ValueWriting {
+    /// The syntax's own way.
+    pub fn is_native(&self) -> bool {
+        *self == ValueWriting::Native
+    }
 }
 
 /// How one call writes its name and arguments.
@@ -132,6 +172,15 @@ pub enum CallSyntax {
         call_suffix: String,
         /// How values are written.
         values: ValueTyping,
+        /// When not empty, the text between a key and its value depends on the value's JSON
+        /// type, and replaces `param_middle` (DeepSeek V3.2 `" string="true">` for strings,
+        /// `" string="false">` for the rest; Kimi K3 `" type="number"<|sep|>`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        typed_middles: Vec<TypedMiddle>,
+        /// When not empty, a parameter's closing repeats its key: `param_suffix`, the key,
+        /// then this text (MiniMax M3 `]<]minimax[>[</` `location` `>`).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        param_close_after_key: String,
     },
     /// Python call syntax: `NAME(k="v", n=1)`; when `list` is true the calls are written as a
     /// Python list `[f(a=1), g(b=2)]`.
@@ -160,6 +209,13 @@ pub enum CallSyntax {
         /// The quote that opens and closes a string value.
         string_quote: String,
     },
+    /// The OpenAI call object: `{"id": ID, "type": "function", "function": {"name": NAME,
+    /// "arguments": {...}}}` (id and type optional, in that order). When `list` is true the
+    /// calls form a JSON array.
+    OpenAiObject {
+        /// Calls are elements of one JSON array.
+        list: bool,
+    },
 }
 
 /// How the values of XML-ish parameters are written.
@@ -171,6 +227,16 @@ pub enum ValueTyping {
     RawStrings,
     /// Every value as JSON text (strings quoted).
     Json,
+}
+
+/// The text between a parameter's key and value for values of some JSON types.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypedMiddle {
+    /// JSON schema type names (`string`, `integer`, `number`, `boolean`, `null`, `object`,
+    /// `array`); `*` stands for every type no other entry names.
+    pub types: Vec<String>,
+    /// The text.
+    pub middle: String,
 }
 
 /// How calls carry ids.
@@ -192,6 +258,15 @@ pub enum IdSpec {
     Index,
     /// The id is a key of a JSON call object (see [`CallSyntax::JsonObject::id_key`]).
     InObject,
+    /// The id is the call's position (1 for the first), written right after the name between
+    /// two texts (Kimi K3 `tool="NAME" index="1"`: prefix `" index="`, suffix empty, the
+    /// name's suffix `"<|sep|>`).
+    Position {
+        /// Text before the position.
+        prefix: String,
+        /// Text after the position.
+        suffix: String,
+    },
 }
 
 /// The channel layout of harmony-style output (gpt-oss):

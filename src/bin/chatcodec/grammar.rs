@@ -37,10 +37,16 @@ pub(crate) struct Args {
     /// The prompt already opened the reasoning block (e.g. ends with `<think>`).
     #[arg(long)]
     forced_open: bool,
+    /// The prompt already wrote the format's prompt prefix (functionary v3.2's `>>>`): the
+    /// grammar starts after it.
+    #[arg(long)]
+    after_prompt_prefix: bool,
 }
 
 /// Runs `chatcodec grammar`; returns the exit status.
 pub(crate) fn run(args: Args) -> i32 {
+    // With --template, the start of the output the template's own generation prompt writes.
+    let mut template_prefix = None;
     let spec = match (&args.format, &args.template) {
         (Some(name), _) => match Format::by_name(name) {
             Ok(f) => f.spec(),
@@ -56,10 +62,15 @@ pub(crate) fn run(args: Args) -> i32 {
                 .and_then(|m| m.select(None, true))
                 .map(|t| chatcodec::output::analyze::analyze(&t));
             match derived {
-                Ok(spec) => match spec.format.as_deref().map(Format::by_name) {
-                    Some(Ok(f)) => f.spec(),
-                    _ => spec,
-                },
+                Ok(spec) => {
+                    template_prefix = spec.prompt_prefix.clone();
+                    let mut used = match spec.format.as_deref().map(Format::by_name) {
+                        Some(Ok(f)) => f.spec(),
+                        _ => spec,
+                    };
+                    used.prompt_prefix = template_prefix.clone();
+                    used
+                }
                 Err(e) => {
                     eprintln!("error: --template {}: {e}", path.display());
                     return 2;
@@ -93,9 +104,26 @@ pub(crate) fn run(args: Args) -> i32 {
         },
         parallel: !args.no_parallel,
         forced_open: args.forced_open,
+        after_prompt_prefix: args.after_prompt_prefix || template_prefix.is_some(),
     };
-    match grammar::export(&spec, &tools, &opts) {
+    let mut result = grammar::export(&spec, &tools, &opts);
+    if let Some(p) = &template_prefix {
+        if result.is_ok() {
+            eprintln!("note: the template's generation prompt ends with {p:?}: the grammar starts after it");
+        } else if !args.after_prompt_prefix {
+            // The prefix starts neither the content nor a call: a whole turn follows it.
+            let whole = GrammarOptions {
+                after_prompt_prefix: false,
+                ..opts
+            };
+            result = grammar::export(&spec, &tools, &whole);
+        }
+    }
+    match result {
         Ok(g) => {
+            for n in &g.notes {
+                eprintln!("note: {n}");
+            }
             let mut out = std::io::stdout().lock();
             let text = if args.lazy { g.to_json() } else { g.grammar };
             let _ = writeln!(out, "{}", text.trim_end());

@@ -18,10 +18,12 @@
 
 mod check;
 mod parser;
+mod prefix;
 mod probe;
 mod reasoning;
 mod text;
 mod tools;
+mod typing;
 
 pub use check::{difference, loose_difference, options_for, Case};
 pub use probe::assistant_part;
@@ -99,7 +101,7 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
     let channels = reasoned.as_ref().and_then(|r| channels(&r.assistant));
     let mut tool_spec = None;
     match tools {
-        Some(t) => {
+        Some(mut t) => {
             notes.extend(t.notes);
             if t.unsure {
                 confidence -= 0.2;
@@ -115,6 +117,7 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
                     _ => eot.as_deref(),
                 };
                 cases.push(Case::new(&r.assistant, end, "", content, &t.turn.calls));
+                typing::refine(&mut t.spec, &r.assistant, &t.turn.calls, &mut notes);
             }
             tool_spec = Some(t.spec);
         }
@@ -131,9 +134,19 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
         channels,
         confidence: 0.0,
         notes,
+        prompt_prefix: None,
     };
     if spec.channels.is_some() {
         spec.reasoning = ReasoningSpec::default();
+    }
+    // Harmony messages all start with the header the prompt ends with: not a prefix to skip.
+    if let Some(prompt) = p.prompt(true, &kw).filter(|_| spec.channels.is_none()) {
+        spec.prompt_prefix = prefix::prompt_prefix(&prompt, &spec);
+        if let Some(pp) = &spec.prompt_prefix {
+            spec.notes.push(format!(
+                "the generation prompt ends with {pp:?}, the start of a content or call marker"
+            ));
+        }
     }
     spec.format = check::name(&spec, &cases).map(str::to_string);
     match Format::from_spec(&spec) {
@@ -181,6 +194,7 @@ fn defeated(why: &str) -> Analysis {
             channels: None,
             confidence: 0.0,
             notes: vec![why.to_string()],
+            prompt_prefix: None,
         },
         cases: Vec::new(),
     }
@@ -347,6 +361,52 @@ mod tests {
         let f = Format::for_spec(&spec).unwrap();
         let msg = crate::output::parse(&f, "<think>hm</think>Hi");
         assert_eq!((msg.reasoning.as_str(), msg.content.as_str()), ("hm", "Hi"));
+    }
+
+    #[test]
+    fn spec_built_parsers_read_every_shape_and_typed_middle() {
+        let built = |name: &str| {
+            let mut spec = Format::by_name(name).unwrap().spec();
+            spec.format = None;
+            Format::from_spec(&spec).unwrap()
+        };
+        let calls = |f: &Format, text: &str| -> Vec<(String, Value)> {
+            crate::output::parse(f, text)
+                .tool_calls
+                .iter()
+                .map(|c| (c.name.clone(), serde_json::from_str(&c.arguments).unwrap()))
+                .collect()
+        };
+        let want = vec![("f".to_string(), json!({"a": "x y", "n": 2}))];
+        let ds = built("deepseek-v3.2");
+        for section in ["function_calls", "tool_calls"] {
+            let t = format!(
+                "Hi<｜DSML｜{section}>\n<｜DSML｜invoke name=\"f\">\n\
+                 <｜DSML｜parameter name=\"a\" string=\"true\">x y</｜DSML｜parameter>\n\
+                 <｜DSML｜parameter name=\"n\" string=\"false\">2</｜DSML｜parameter>\n\
+                 </｜DSML｜invoke>\n</｜DSML｜{section}>"
+            );
+            assert_eq!(calls(&ds, &t), want, "{section}");
+        }
+        let kimi = built("kimi-k3");
+        let t = "<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|>\
+                 <|open|>argument key=\"a\" type=\"string\"<|sep|>x y<|close|>argument<|sep|>\
+                 <|open|>argument key=\"n\" type=\"number\"<|sep|>2<|close|>argument<|sep|>\
+                 <|close|>call<|sep|><|close|>tools<|sep|>";
+        assert_eq!(calls(&kimi, t), want);
+        let mm = built("minimax-m3");
+        let t = "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"f\">\
+                 ]<]minimax[>[<a>x y]<]minimax[>[</a>]<]minimax[>[<n>2]<]minimax[>[</n>\
+                 ]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>";
+        let got = calls(&mm, t);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].1["a"], "x y");
+        let t = "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">x y</parameter>\n</invoke></minimax:tool_call>";
+        assert_eq!(calls(&mm, t)[0].1["a"], "x y");
+        // A shape the spec-built parser cannot read is an error, not a silent drop.
+        let mut phi = Format::by_name("phi4-mini").unwrap().spec();
+        phi.format = None;
+        assert!(Format::from_spec(&phi).is_err());
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! out from the spec's markers.
 
 use crate::output::spec::{
-    CallSyntax, FormatSpec, IdSpec, ReasoningMode, ToolCallSpec, ValueTyping,
+    CallSyntax, FormatSpec, IdSpec, ReasoningMode, ToolCallSpec, TypedMiddle, ValueTyping,
+    ValueWriting,
 };
 use std::fmt::Write;
 
@@ -35,7 +36,12 @@ fn until(stops: &[&str]) -> String {
             seen.push(s);
         }
     }
-    let inner = |a: &str, b: &str| a != b && b.match_indices(a).any(|(i, _)| i + a.len() < b.len());
+    // A marker that starts another one stops the scan at the same place: kept.
+    let inner = |a: &str, b: &str| {
+        a != b
+            && b.match_indices(a)
+                .any(|(i, _)| i > 0 && i + a.len() < b.len())
+    };
     let all = seen.clone();
     seen.retain(|a| !all.iter().any(|b| inner(a, b)));
     let parts: Vec<String> = seen.iter().map(|s| lit(s)).collect();
@@ -58,14 +64,33 @@ pub(crate) fn grammar(spec: &FormatSpec) -> Result<String, String> {
         .content
         .as_ref()
         .map_or(("", ""), |m| (m.open.trim(), m.close.trim()));
-    let (trigger, calls) = match &spec.tools {
-        Some(t) => {
-            let (trigger, rules) = tools(t)?;
-            (trigger, Some(rules))
+    // The main shape of the calls, then the other shapes (their rules renamed apart); content
+    // stops at every shape's trigger.
+    let mut triggers: Vec<String> = Vec::new();
+    let mut calls: Option<String> = None;
+    let mut calls_rule = "calls".to_string();
+    if let Some(t) = &spec.tools {
+        let (trigger, mut rules) = tools(t)?;
+        triggers.push(trigger);
+        let mut names = vec!["calls".to_string()];
+        for (i, alt) in t.alternatives.iter().enumerate() {
+            let suffix = format!("_a{}", i + 1);
+            let (trigger, alt_rules) = tools(alt)?;
+            rules.push_str(&rename(&alt_rules, &suffix));
+            if !triggers.contains(&trigger) {
+                triggers.push(trigger);
+            }
+            names.push(format!("calls{suffix}"));
         }
-        None => (String::new(), None),
-    };
-    let stops = [trigger.as_str(), close, text_open, text_close];
+        if names.len() > 1 {
+            writeln!(rules, "anycalls   <- {}", names.join(" / ")).ok();
+            calls_rule = "anycalls".into();
+        }
+        calls = Some(rules);
+    }
+    let trigger = triggers.first().cloned().unwrap_or_default();
+    let mut stops: Vec<&str> = triggers.iter().map(String::as_str).collect();
+    stops.extend([close, text_open, text_close]);
     if !open.is_empty() {
         writeln!(g, "start      <- ws think? body").ok();
         writeln!(g, "think      <- {} ~ reasoning", lit(open)).ok();
@@ -77,7 +102,13 @@ pub(crate) fn grammar(spec: &FormatSpec) -> Result<String, String> {
         writeln!(
             g,
             "reasoning  <- @reasoning({}) ({} ws)?",
-            until(&[close, trigger.as_str()]),
+            until(
+                &[
+                    &[close][..],
+                    &triggers.iter().map(String::as_str).collect::<Vec<_>>()
+                ]
+                .concat()
+            ),
             lit(close)
         )
         .ok();
@@ -85,12 +116,17 @@ pub(crate) fn grammar(spec: &FormatSpec) -> Result<String, String> {
     // A content marker that starts like the call trigger (`>>>all`, `>>>`) goes first.
     let mut alts = Vec::new();
     let markers = [close, text_open, text_close];
-    let shadowed = |m: &str| !trigger.is_empty() && m.starts_with(trigger.as_str());
+    let shadowed = |m: &str| {
+        triggers
+            .iter()
+            .any(|t| !t.is_empty() && m.starts_with(t.as_str()))
+    };
+    let _ = &trigger;
     for m in markers.iter().filter(|m| !m.is_empty() && shadowed(m)) {
         alts.push(format!("{} ws", lit(m)));
     }
     if calls.is_some() {
-        alts.push("calls".to_string());
+        alts.push(calls_rule.clone());
     }
     for m in markers.iter().filter(|m| !m.is_empty() && !shadowed(m)) {
         alts.push(format!("{} ws", lit(m)));
@@ -120,6 +156,15 @@ fn tools(t: &ToolCallSpec) -> Result<(String, String), String> {
         .call
         .as_ref()
         .map_or(("", ""), |m| (m.open.trim(), m.close.trim()));
+    match t.values {
+        ValueWriting::Native | ValueWriting::QuotedScalars => {}
+        ValueWriting::Python | ValueWriting::BareStrings => {
+            return Err(format!(
+                "{:?} argument values are read only by the hand-written parsers",
+                t.values
+            ))
+        }
+    }
     let (inner, guard) = inner(&t.syntax, &t.id, call.1, &mut g)?;
     // The guard of one call: its open marker, else the syntax's own first text.
     let call_rule = if !call.0.is_empty() {
@@ -138,6 +183,7 @@ fn tools(t: &ToolCallSpec) -> Result<(String, String), String> {
         CallSyntax::JsonObject { list: true, .. }
             | CallSyntax::Pythonic { list: true }
             | CallSyntax::NameAsKey { list: true }
+            | CallSyntax::OpenAiObject { list: true }
     );
     let sep = t.separator.trim();
     let more = if !t.parallel {
@@ -236,6 +282,24 @@ fn inner(
             writeln!(g, "jmem       <- {}", mem.join("\n            / ")).ok();
             ("jcall".into(), ("{".into(), "\"{\" ws \"\\\"\"".into()))
         }
+        CallSyntax::OpenAiObject { .. } => {
+            writeln!(
+                g,
+                "ocall      <- @call(\"{{\" ~ ws (&\"\\\"\" ~ omem (ws \",\" ~ ws omem)*)? ws) \"}}\""
+            )
+            .ok();
+            writeln!(
+                g,
+                "omem       <- \"\\\"id\\\"\" ws \":\" ws \"\\\"\" ~ @id(until(\"\\\"\")) \"\\\"\"\n            / \"\\\"type\\\"\" ws \":\" ws jstring\n            / \"\\\"function\\\"\" ws \":\" ws \"{{\" ~ ws fmem (ws \",\" ~ ws fmem)* ws \"}}\""
+            )
+            .ok();
+            writeln!(
+                g,
+                "fmem       <- \"\\\"name\\\"\" ws \":\" ws \"\\\"\" ~ @name(until(\"\\\"\")) \"\\\"\"\n            / \"\\\"arguments\\\"\" ws \":\" ws ~ @args(jvalue)"
+            )
+            .ok();
+            ("ocall".into(), ("{".into(), "\"{\" ws \"\\\"\"".into()))
+        }
         CallSyntax::NameAsKey { .. } => {
             writeln!(
                 g,
@@ -311,6 +375,8 @@ fn inner(
             param_suffix,
             call_suffix,
             values,
+            typed_middles,
+            param_close_after_key,
         } => {
             let np = name_prefix.trim();
             let ns = name_suffix.trim();
@@ -325,12 +391,24 @@ fn inner(
             if !np.is_empty() {
                 write!(r, "{} ~ ", lit(np)).ok();
             }
-            let name_stop = if ns.is_empty() {
-                until(&[pp, "\n", cs])
-            } else {
-                until(&[ns, "\n", pp])
+            let (idp, position) = match id {
+                IdSpec::Position { prefix, suffix } => {
+                    let (p, s) = (prefix.trim(), suffix.trim());
+                    let s = if s.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {}", lit(s))
+                    };
+                    (p, format!(" ({} [0-9]+{s})?", lit(p)))
+                }
+                _ => ("", String::new()),
             };
-            write!(r, "@call(@name({name_stop})").ok();
+            let name_stop = if ns.is_empty() {
+                until(&[idp, pp, "\n", cs])
+            } else {
+                until(&[idp, ns, "\n", pp])
+            };
+            write!(r, "@call(@name({name_stop}){position}").ok();
             if !ns.is_empty() {
                 write!(r, " {}", lit(ns)).ok();
             }
@@ -350,32 +428,55 @@ fn inner(
             } else {
                 ""
             };
+            let raw = {
+                let pst = ps.trim_start();
+                format!("@value({})", until(&[ps, pst, &format!("\n{pp}"), cs]))
+            };
             let value = match values {
                 ValueTyping::Json => "@jvalue(jvalue)".to_string(),
-                ValueTyping::RawStrings => {
-                    let pst = ps.trim_start();
-                    format!("@value({})", until(&[ps, pst, &format!("\n{pp}"), cs]))
-                }
+                ValueTyping::RawStrings => raw.clone(),
             };
             let pst = ps.trim_start();
+            // A closing that repeats the key: the key's text, then the rest.
+            let after_key = param_close_after_key.trim();
+            let close = |c: &str| {
+                if after_key.is_empty() {
+                    lit(c)
+                } else {
+                    format!("{} {} {}", lit(c), until(&[after_key]), lit(after_key))
+                }
+            };
             let end = if pst.is_empty() {
                 String::new()
             } else if pst != ps {
-                format!(" ({} / {} / &{} / !.)", lit(ps), lit(pst), lit(pp))
+                format!(" ({} / {} / &{} / !.)", close(ps), close(pst), lit(pp))
             } else {
-                format!(" ({} / &{} / !.)", lit(ps), lit(pp))
+                format!(" ({} / &{} / !.)", close(ps), lit(pp))
             };
-            writeln!(
-                g,
-                "xparam     <- {} ~ @key({key_stop}) {}{mid_ws} {value}{end}",
-                lit(pp),
-                if pm.is_empty() {
-                    String::new()
-                } else {
-                    lit(pm)
-                }
-            )
-            .ok();
+            if typed_middles.is_empty() {
+                writeln!(
+                    g,
+                    "xparam     <- {} ~ @key({key_stop}) {}{mid_ws} {value}{end}",
+                    lit(pp),
+                    if pm.is_empty() {
+                        String::new()
+                    } else {
+                        lit(pm)
+                    }
+                )
+                .ok();
+            } else {
+                let (common, alts) = typed_alternatives(typed_middles, *values, &raw);
+                writeln!(
+                    g,
+                    "xparam     <- {} ~ @key({}) {} ws ({}){end}",
+                    lit(pp),
+                    until(&[common.as_str()]),
+                    lit(&common),
+                    alts.join(" / ")
+                )
+                .ok();
+            }
             ("xcall".into(), (np.to_string(), lit(np)))
         }
         CallSyntax::KeyValue {
@@ -404,4 +505,91 @@ fn inner(
             ("dcall".into(), (np.to_string(), lit(np)))
         }
     })
+}
+
+/// The text every typed middle starts with, and one alternative per middle (its rest, then a
+/// raw value for a string middle or a JSON value for the others).
+fn typed_alternatives(
+    middles: &[TypedMiddle],
+    values: ValueTyping,
+    raw: &str,
+) -> (String, Vec<String>) {
+    let texts: Vec<&str> = middles.iter().map(|m| m.middle.trim()).collect();
+    let mut common = texts.first().copied().unwrap_or_default().to_string();
+    for t in &texts {
+        while !t.starts_with(common.as_str()) {
+            common.pop();
+        }
+    }
+    let mut alts = Vec::new();
+    for m in middles {
+        let rest = &m.middle.trim()[common.len()..];
+        let string = m.types.iter().any(|t| t == "string");
+        let v = if string && values == ValueTyping::RawStrings {
+            raw.to_string()
+        } else {
+            "@jvalue(jvalue)".to_string()
+        };
+        alts.push(if rest.is_empty() {
+            v
+        } else {
+            format!("{} ws {v}", lit(rest))
+        });
+    }
+    (common, alts)
+}
+
+/// `rules` with every rule it defines renamed to NAME+`suffix` (definitions and references;
+/// literals, classes and capture names untouched), so a second shape's rules sit beside the
+/// first's.
+fn rename(rules: &str, suffix: &str) -> String {
+    let defined: Vec<&str> = rules
+        .lines()
+        .filter_map(|l| l.split_once("<-"))
+        .map(|(n, _)| n.trim())
+        .filter(|n| !n.is_empty() && !n.contains(char::is_whitespace))
+        .collect();
+    let mut out = String::new();
+    let chars: Vec<char> = rules.chars().collect();
+    let mut i = 0;
+    let mut prev = ' ';
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '"' || c == '[' {
+            // A literal or a class, copied with its escapes.
+            let end = if c == '"' { '"' } else { ']' };
+            out.push(c);
+            i += 1;
+            while i < chars.len() {
+                let d = chars[i];
+                out.push(d);
+                i += 1;
+                if d == '\\' && i < chars.len() {
+                    out.push(chars[i]);
+                    i += 1;
+                } else if d == end {
+                    break;
+                }
+            }
+            prev = end;
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            out.push_str(&word);
+            if prev != '@' && defined.contains(&word.as_str()) {
+                out.push_str(suffix);
+            }
+            prev = 'a';
+            continue;
+        }
+        out.push(c);
+        prev = c;
+        i += 1;
+    }
+    out
 }

@@ -247,6 +247,8 @@ fn decompose(reg: &str, shape: &Shape, parallel: bool, notes: &mut Vec<String>) 
         syntax,
         id: IdSpec::None,
         parallel,
+        values: Default::default(),
+        alternatives: Vec::new(),
     }
 }
 
@@ -553,6 +555,8 @@ fn xml_params(reg: &str, calls: &[Call]) -> Option<Shape> {
             } else {
                 ValueTyping::RawStrings
             },
+            typed_middles: Vec::new(),
+            param_close_after_key: String::new(),
         },
         units,
         id: IdSpec::None,

@@ -275,6 +275,7 @@ impl Format {
                 channels: None,
                 confidence: 0.0,
                 notes: vec!["no spec for this format".into()],
+                prompt_prefix: None,
             },
         }
     }

@@ -5,7 +5,7 @@
 
 use crate::output::spec::{
     CallSyntax, ChannelSpec, FormatSpec, IdSpec, Markers, ReasoningMode, ReasoningSpec,
-    ToolCallSpec, ValueTyping,
+    ToolCallSpec, TypedMiddle, ValueTyping, ValueWriting,
 };
 
 fn m(open: &str, close: &str) -> Option<Markers> {
@@ -58,6 +58,8 @@ fn xml(parts: [&str; 6]) -> CallSyntax {
         param_suffix: parts[4].into(),
         call_suffix: parts[5].into(),
         values: ValueTyping::RawStrings,
+        typed_middles: Vec::new(),
+        param_close_after_key: String::new(),
     }
 }
 
@@ -91,6 +93,8 @@ fn tools(
         syntax,
         id,
         parallel: true,
+        values: Default::default(),
+        alternatives: Vec::new(),
     })
 }
 
@@ -112,7 +116,12 @@ impl B {
             channels: None,
             confidence: 1.0,
             notes: Vec::new(),
+            prompt_prefix: None,
         })
+    }
+    fn prompt_prefix(mut self, p: &str) -> B {
+        self.0.prompt_prefix = Some(p.into());
+        self
     }
     fn content(mut self, open: &str, close: &str) -> B {
         self.0.content = m(open, close);
@@ -127,6 +136,24 @@ impl B {
     fn single(mut self) -> B {
         if let Some(t) = &mut self.0.tools {
             t.parallel = false;
+        }
+        self
+    }
+    /// Another shape of the calls that the hand-written grammar also reads.
+    fn alt(mut self, other: Option<ToolCallSpec>) -> B {
+        if let (Some(t), Some(o)) = (&mut self.0.tools, other) {
+            t.alternatives.push(o);
+        }
+        self
+    }
+    /// The main shape's XML parameters with typed middles (see [`TypedMiddle`]).
+    fn typed_middles(mut self, middles: &[(&[&str], &str)]) -> B {
+        if let Some(ToolCallSpec {
+            syntax: CallSyntax::XmlParams { typed_middles, .. },
+            ..
+        }) = &mut self.0.tools
+        {
+            *typed_middles = typed(middles);
         }
         self
     }
@@ -146,6 +173,31 @@ const QWEN_XML: [&str; 6] = [
     "\n</parameter>\n",
     "</function>",
 ];
+
+fn typed(middles: &[(&[&str], &str)]) -> Vec<TypedMiddle> {
+    middles
+        .iter()
+        .map(|(types, middle)| TypedMiddle {
+            types: types.iter().map(|t| t.to_string()).collect(),
+            middle: middle.to_string(),
+        })
+        .collect()
+}
+
+/// A copy of `t` with its values written as `v`.
+fn variant(t: Option<ToolCallSpec>, v: ValueWriting) -> Option<ToolCallSpec> {
+    t.map(|mut t| {
+        t.values = v;
+        t
+    })
+}
+
+fn single(t: Option<ToolCallSpec>) -> Option<ToolCallSpec> {
+    t.map(|mut t| {
+        t.parallel = false;
+        t
+    })
+}
 
 /// The spec of the hand-written format `name`, or `None` for an unknown name.
 /// The formats that have no spec yet (grammar export refuses them with a clear error).
@@ -181,7 +233,9 @@ pub(crate) fn spec(name: &str) -> Option<FormatSpec> {
             Some("<|im_end|>"),
             think(),
             tools(None, m("<tool_call>\n", "\n</tool_call>"), "\n", json("name", "arguments", None, false)),
-        ),
+        )
+        // Hermes 2 Pro's JSON-Schema template opens only the first of several calls.
+        .alt(tools(m("<tool_call>", ""), m("", "</tool_call>"), "", json("name", "arguments", None, false))),
         "qwen3-coder" => B::new(
             name,
             Some("<|im_end|>"),
@@ -309,37 +363,58 @@ pub(crate) fn spec(name: &str) -> Option<FormatSpec> {
             think(),
             tools(m("<TOOLCALL>", "</TOOLCALL>"), None, ", ", json("name", "arguments", None, true)),
         ),
-        "pythonic" => B::new(name, Some("<|eot|>"), think(), tools(None, None, ", ", CallSyntax::Pythonic { list: true }))
-            .note(0.9, "Llama 4 may wrap the list in <|python_start|>…<|python_end|>"),
+        "pythonic" => {
+            let py = || tools(None, None, ", ", CallSyntax::Pythonic { list: true });
+            B::new(name, Some("<|eot|>"), think(), py())
+                // vLLM's llama3.2 template writes strings bare, its llama4 one quotes every value.
+                .alt(variant(py(), ValueWriting::BareStrings))
+                .alt(variant(py(), ValueWriting::QuotedScalars))
+                .note(0.9, "Llama 4 may wrap the list in <|python_start|>…<|python_end|>")
+        }
         "lfm2" => B::new(
             name,
             Some("<|im_end|>"),
             think(),
             tools(m("<|tool_call_start|>", "<|tool_call_end|>"), None, ", ", CallSyntax::Pythonic { list: true }),
         )
-        .note(0.9, "some LFM2 templates write a JSON array of call objects instead"),
-        "deepseek-v3.2" => B::new(
-            name,
-            Some("<｜end▁of▁sentence｜>"),
-            think(),
-            tools(
-                m("<｜DSML｜function_calls>\n", "</｜DSML｜function_calls>"),
-                None,
-                "\n",
-                xml([
-                    "<｜DSML｜invoke name=\"",
-                    "\">\n",
-                    "<｜DSML｜parameter name=\"",
-                    "\" string=\"true\">",
-                    "</｜DSML｜parameter>\n",
-                    "</｜DSML｜invoke>",
-                ]),
-            ),
-        )
-        .note(
-            0.5,
-            "non-string values are written with string=\"false\" and as JSON, which XmlParams cannot say; V4 names the section tool_calls",
-        ),
+        // Some LFM2 templates write a JSON array of call objects instead.
+        .alt(tools(
+            m("<|tool_call_start|>", "<|tool_call_end|>"),
+            None,
+            ", ",
+            json("name", "arguments", Some("id"), true),
+        )),
+        "deepseek-v3.2" => {
+            let dsml = |section: &str| {
+                let mut t = tools(
+                    m(&format!("<｜DSML｜{section}>\n"), &format!("</｜DSML｜{section}>")),
+                    None,
+                    "\n",
+                    xml([
+                        "<｜DSML｜invoke name=\"",
+                        "\">\n",
+                        "<｜DSML｜parameter name=\"",
+                        "\" string=\"true\">",
+                        "</｜DSML｜parameter>\n",
+                        "</｜DSML｜invoke>",
+                    ]),
+                );
+                if let Some(ToolCallSpec {
+                    syntax: CallSyntax::XmlParams { typed_middles, .. },
+                    ..
+                }) = &mut t
+                {
+                    // Strings raw after string="true", other values as JSON after string="false".
+                    *typed_middles = typed(&[
+                        (&["string"], "\" string=\"true\">"),
+                        (&["*"], "\" string=\"false\">"),
+                    ]);
+                }
+                t
+            };
+            // V4 names the section tool_calls.
+            B::new(name, Some("<｜end▁of▁sentence｜>"), think(), dsml("function_calls")).alt(dsml("tool_calls"))
+        }
         "gemma4" => B::new(
             name,
             Some("<turn|>"),
@@ -351,7 +426,12 @@ pub(crate) fn spec(name: &str) -> Option<FormatSpec> {
             Some("<end_of_turn>"),
             none,
             tools(None, m("<start_function_call>", "<end_function_call>"), "", key_value("<escape>")),
-        ),
+        )
+        // vLLM's template quotes every value (limit:<escape>5<escape>).
+        .alt(variant(
+            tools(None, m("<start_function_call>", "<end_function_call>"), "", key_value("<escape>")),
+            ValueWriting::QuotedScalars,
+        )),
         "command-r7b" => B::new(
             name,
             Some("<|END_OF_TURN_TOKEN|>"),
@@ -402,7 +482,8 @@ pub(crate) fn spec(name: &str) -> Option<FormatSpec> {
             none,
             tools(None, None, "", name_json(">>>", "\n", "", "")),
         )
-        .content(">>>all\n", ""),
+        .content(">>>all\n", "")
+        .prompt_prefix(">>>"),
         "xlam" => B::new(name, None, none, tools(None, None, ", ", json("name", "arguments", None, true)))
             .note(0.9, "the array may sit in a ```json fence"),
         "firefunction-v2" => B::new(
@@ -412,6 +493,13 @@ pub(crate) fn spec(name: &str) -> Option<FormatSpec> {
             tools(m(" functools", ""), None, ", ", json("name", "arguments", None, true)),
         ),
         "llama4" => B::new(name, Some("<|eot|>"), none, tools(None, None, "", json("name", "parameters", None, false)))
+            // The processor template writes an empty <|python_start|><|python_end|> first.
+            .alt(tools(
+                m("<|python_start|><|python_end|>", ""),
+                None,
+                "",
+                json("name", "parameters", None, false),
+            ))
             .note(0.8, "pythonic calls in <|python_start|>[…]<|python_end|> are read but not described"),
         "kimi-k3" => B::new(
             name,
@@ -431,11 +519,20 @@ pub(crate) fn spec(name: &str) -> Option<FormatSpec> {
                 ]),
             ),
         )
+        .id(IdSpec::Position {
+            prefix: "\" index=\"".into(),
+            suffix: String::new(),
+        })
+        .typed_middles(&[
+            (&["string"], "\" type=\"string\"<|sep|>"),
+            (&["integer", "number"], "\" type=\"number\"<|sep|>"),
+            (&["boolean"], "\" type=\"boolean\"<|sep|>"),
+            (&["null"], "\" type=\"null\"<|sep|>"),
+            (&["object"], "\" type=\"object\"<|sep|>"),
+            (&["array"], "\" type=\"array\"<|sep|>"),
+        ])
         .content("<|open|>response<|sep|>", "<|close|>response<|sep|>")
-        .note(
-            0.4,
-            "calls carry an index=\"N\" attribute and arguments a type attribute per JSON type, which XmlParams cannot say",
-        ),
+        .note(0.8, "arguments may also be one JSON object in <|open|>json type=\"object\"<|sep|>…, which is not described"),
         "minimax-m3" => B::new(
             name,
             Some("[e~["),
@@ -454,10 +551,23 @@ pub(crate) fn spec(name: &str) -> Option<FormatSpec> {
                 ]),
             ),
         )
-        .note(
-            0.6,
-            "the namespaced form (]<]minimax[>[<tool_call>, a parameter's name as its tag) is read but not described",
-        ),
+        // The namespaced form: a parameter's name is its tag.
+        .alt(tools(
+            m("]<]minimax[>[<tool_call>\n", "]<]minimax[>[</tool_call>"),
+            None,
+            "\n",
+            CallSyntax::XmlParams {
+                name_prefix: "]<]minimax[>[<invoke name=\"".into(),
+                name_suffix: "\">".into(),
+                param_prefix: "]<]minimax[>[<".into(),
+                param_middle: ">".into(),
+                param_suffix: "]<]minimax[>[</".into(),
+                call_suffix: "]<]minimax[>[</invoke>".into(),
+                values: ValueTyping::RawStrings,
+                typed_middles: Vec::new(),
+                param_close_after_key: ">".into(),
+            },
+        )),
         "gigachat3" => B::new(
             name,
             Some("<|message_sep|>"),
@@ -465,7 +575,13 @@ pub(crate) fn spec(name: &str) -> Option<FormatSpec> {
             tools(None, m("<|function_call|>", ""), "", json("name", "arguments", None, false)),
         )
         .single()
-        .note(0.8, "GigaChat 3.0 opens a call with <|message_sep|>\\n\\nfunction call<|role_sep|>"),
+        // GigaChat 3.0 writes the call as a turn of its own.
+        .alt(single(tools(
+            None,
+            m("<|message_sep|>\n\nfunction call<|role_sep|>\n", ""),
+            "",
+            json("name", "arguments", None, false),
+        ))),
         "internlm2" => B::new(
             name,
             Some("<|im_end|>"),
@@ -478,10 +594,11 @@ pub(crate) fn spec(name: &str) -> Option<FormatSpec> {
             none,
             tools(None, m("<|tool_call|>", "<|/tool_call|>"), "", json("name", "arguments", None, false)),
         )
-        .note(
-            0.7,
-            "functools[…] lists, OpenAI-shaped {\"function\": {…}} objects and Python-dict arguments are read but not described",
-        ),
+        // llama.cpp's template writes OpenAI-shaped call objects.
+        .alt(tools(None, m("<|tool_call|>", "<|/tool_call|>"), "", CallSyntax::OpenAiObject { list: false }))
+        // vLLM's writes bare call objects with Python-dict arguments.
+        .alt(variant(tools(None, None, ",", json("name", "arguments", None, false)), ValueWriting::Python))
+        .note(0.9, "functools[…] lists are read but not described"),
         _ => return None,
     };
     Some(b.0)

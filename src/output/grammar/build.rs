@@ -8,9 +8,10 @@
 
 use super::ir::{Expr, Rules};
 use super::schema::{self, Member, Style};
+use super::values;
 use super::{GrammarOptions, Tool, ToolChoice, Trigger, TriggerKind};
 use crate::output::spec::{
-    CallSyntax, FormatSpec, IdSpec, ReasoningMode, ToolCallSpec, ValueTyping,
+    CallSyntax, FormatSpec, IdSpec, ReasoningMode, ToolCallSpec, ValueTyping, ValueWriting,
 };
 use crate::{Error, ErrorKind};
 
@@ -88,30 +89,52 @@ pub(crate) fn build(
         r.set_root(root);
         return Ok((r, Vec::new()));
     };
-    let calls = Calls::new(&mut r, tc, tools, o)?;
+    // The main shape of the calls and the other shapes the format also reads.
+    let mut shapes = Vec::new();
+    for t in std::iter::once(tc).chain(tc.alternatives.iter()) {
+        shapes.push(Calls::new(&mut r, t, tools, o)?);
+    }
     if o.lazy {
-        let (root, trigger) = match &calls.opener {
-            Some(op) => (
-                Expr::seq(vec![Expr::lit(op), calls.rest.clone()]),
-                Trigger {
-                    kind: TriggerKind::Word,
-                    value: op.clone(),
-                },
-            ),
-            None => (
-                calls.whole.clone(),
-                Trigger {
-                    kind: TriggerKind::Pattern,
-                    value: calls.pattern.clone(),
-                },
-            ),
-        };
-        r.set_root(root);
-        return Ok((r, vec![trigger]));
+        let mut roots = Vec::new();
+        let mut triggers: Vec<Trigger> = Vec::new();
+        for calls in &shapes {
+            let (root, trigger) = match &calls.opener {
+                Some(op) => (
+                    Expr::seq(vec![Expr::lit(op), calls.rest.clone()]),
+                    Trigger {
+                        kind: TriggerKind::Word,
+                        value: op.clone(),
+                    },
+                ),
+                None => (
+                    calls.whole.clone(),
+                    Trigger {
+                        kind: TriggerKind::Pattern,
+                        value: calls.pattern.clone(),
+                    },
+                ),
+            };
+            roots.push(root);
+            if !triggers.contains(&trigger) {
+                triggers.push(trigger);
+            }
+        }
+        r.set_root(Expr::alt(roots));
+        return Ok((r, triggers));
+    }
+    let openers: Vec<String> = shapes.iter().filter_map(|c| c.opener.clone()).collect();
+    let stops: Vec<&str> = openers.iter().map(String::as_str).collect();
+    let all_whole = Expr::alt(shapes.iter().map(|c| c.whole.clone()).collect());
+    if o.after_prompt_prefix {
+        if let Some(p) = spec.prompt_prefix.as_deref().map(str::trim) {
+            let body = after_prefix(&mut r, spec, &shapes, &stops, &all_whole, p, o)?;
+            let body = r.add("body", body);
+            r.set_root(body);
+            return Ok((r, Vec::new()));
+        }
     }
     let body = match &spec.content {
         Some(cm) => {
-            let stops: Vec<&str> = calls.opener.as_deref().into_iter().collect();
             let text = if cm.close.trim().is_empty() {
                 r.avoid(&stops)
             } else {
@@ -121,15 +144,16 @@ pub(crate) fn build(
             let wrapped = Expr::opt(cat(&mut r, vec![open, text]));
             match o.tool_choice {
                 ToolChoice::None => wrapped,
-                ToolChoice::Required => cat(&mut r, vec![wrapped, calls.whole.clone()]),
+                ToolChoice::Required => cat(&mut r, vec![wrapped, all_whole]),
                 ToolChoice::Auto => {
-                    let c = Expr::opt(calls.whole.clone());
+                    let c = Expr::opt(all_whole);
                     cat(&mut r, vec![wrapped, c])
                 }
             }
         }
-        None => match &calls.opener {
+        None if shapes.len() == 1 => match &shapes[0].opener {
             Some(op) => {
+                let calls = &shapes[0];
                 let free = r.avoid(&[op]);
                 let before = r.through(&[op]);
                 let with_calls = Expr::seq(vec![before, calls.rest.clone()]);
@@ -140,19 +164,9 @@ pub(crate) fn build(
                 }
             }
             None => {
+                let calls = &shapes[0];
                 // Calls only at the start; other text must not begin like one.
-                let first = Expr::Class {
-                    negated: true,
-                    ranges: vec![
-                        (' ', ' '),
-                        ('\t', '\t'),
-                        ('\n', '\n'),
-                        ('\r', '\r'),
-                        (calls.first_char, calls.first_char),
-                    ],
-                };
-                let any = r.avoid(&[]);
-                let text = Expr::opt(Expr::seq(vec![first, any]));
+                let text = bare_text(&mut r, &[calls.first_char], &[]);
                 match o.tool_choice {
                     ToolChoice::None => text,
                     ToolChoice::Required => calls.whole.clone(),
@@ -160,11 +174,127 @@ pub(crate) fn build(
                 }
             }
         },
+        None => {
+            // Several shapes: free text stops at every opener; a shape without one starts
+            // the turn, so text must not begin like it.
+            let firsts: Vec<char> = shapes
+                .iter()
+                .filter(|c| c.opener.is_none())
+                .map(|c| c.first_char)
+                .collect();
+            let free = if firsts.is_empty() {
+                r.avoid(&stops)
+            } else {
+                bare_text(&mut r, &firsts, &stops)
+            };
+            let before = r.avoid(&stops);
+            let mut with_calls = Vec::new();
+            for calls in &shapes {
+                match &calls.opener {
+                    Some(op) => with_calls.push(Expr::seq(vec![
+                        before.clone(),
+                        Expr::lit(op),
+                        calls.rest.clone(),
+                    ])),
+                    None => with_calls.push(calls.whole.clone()),
+                }
+            }
+            let with_calls = Expr::alt(with_calls);
+            match o.tool_choice {
+                ToolChoice::None => free,
+                ToolChoice::Required => with_calls,
+                ToolChoice::Auto => Expr::alt(vec![free, with_calls]),
+            }
+        }
     };
     let body = r.add("body", body);
     let root = Expr::seq(vec![w.clone(), reasoning, w, body]);
     r.set_root(root);
     Ok((r, Vec::new()))
+}
+
+/// Text that does not begin with whitespace or one of `firsts` (possibly empty), and
+/// contains none of `stops`.
+fn bare_text(r: &mut Rules, firsts: &[char], stops: &[&str]) -> Expr {
+    let mut ranges = vec![(' ', ' '), ('\t', '\t'), ('\n', '\n'), ('\r', '\r')];
+    ranges.extend(firsts.iter().map(|c| (*c, *c)));
+    // A text starting like a stop: the stop scan must see that first character too, so such
+    // a text takes its own branch that also avoids each stop's rest.
+    let mut stop_firsts: Vec<char> = Vec::new();
+    for c in stops.iter().filter_map(|s| s.chars().next()) {
+        if !ranges.iter().any(|(a, _)| *a == c) && !stop_firsts.contains(&c) {
+            stop_firsts.push(c);
+        }
+    }
+    ranges.extend(stop_firsts.iter().map(|c| (*c, *c)));
+    let first = Expr::Class {
+        negated: true,
+        ranges,
+    };
+    let any = r.avoid(stops);
+    let plain = Expr::seq(vec![first, any]);
+    if stop_firsts.is_empty() {
+        return Expr::opt(plain);
+    }
+    let mut more: Vec<&str> = stops.to_vec();
+    more.extend(stops.iter().map(|s| {
+        let mut c = s.chars();
+        c.next();
+        c.as_str()
+    }));
+    let after = r.avoid(&more);
+    let starts: Vec<(char, char)> = stop_firsts.iter().map(|c| (*c, *c)).collect();
+    let like = Expr::seq(vec![Expr::class(&starts), after]);
+    Expr::opt(Expr::alt(vec![plain, like]))
+}
+
+/// The body when the generation prompt ended with `prefix`: content whose open marker starts
+/// with it, or calls whose opener is it, continued from after it.
+fn after_prefix(
+    r: &mut Rules,
+    spec: &FormatSpec,
+    shapes: &[Calls],
+    stops: &[&str],
+    all_whole: &Expr,
+    prefix: &str,
+    o: &GrammarOptions,
+) -> Result<Expr, Error> {
+    let mut alts = Vec::new();
+    if let Some(rest) = spec
+        .content
+        .as_ref()
+        .and_then(|cm| cm.open.trim_start().strip_prefix(prefix).map(|s| (cm, s)))
+    {
+        let (cm, open_rest) = rest;
+        let text = if cm.close.trim().is_empty() {
+            r.avoid(stops)
+        } else {
+            r.through(&[cm.close.trim()])
+        };
+        let open = mark(r, open_rest);
+        let content = cat(r, vec![open, text]);
+        alts.push(match o.tool_choice {
+            ToolChoice::None => content,
+            ToolChoice::Required => cat(r, vec![content, all_whole.clone()]),
+            ToolChoice::Auto => {
+                let c = Expr::opt(all_whole.clone());
+                cat(r, vec![content, c])
+            }
+        });
+    }
+    if o.tool_choice != ToolChoice::None {
+        for calls in shapes {
+            if calls.opener.as_deref() == Some(prefix) {
+                alts.push(calls.rest.clone());
+            }
+        }
+    }
+    if alts.is_empty() {
+        return Err(err(format!(
+            "the prompt prefix {prefix:?} starts neither the content nor a call the request allows"
+        )));
+    }
+    Ok(Expr::alt(alts))
 }
 
 fn reasoning(r: &mut Rules, spec: &FormatSpec, o: &GrammarOptions) -> Expr {
@@ -243,6 +373,7 @@ impl Calls {
             CallSyntax::JsonObject { list: true, .. }
                 | CallSyntax::NameAsKey { list: true }
                 | CallSyntax::Pythonic { list: true }
+                | CallSyntax::OpenAiObject { list: true }
         );
         let body_full = call_bodies(r, tc, tools, true)?;
         let body_full = r.add("call-body", body_full);
@@ -312,6 +443,7 @@ impl Calls {
                 tc.syntax,
                 CallSyntax::JsonObject { .. }
                     | CallSyntax::NameAsKey { .. }
+                    | CallSyntax::OpenAiObject { .. }
                     | CallSyntax::Pythonic { list: true }
             )
         {
@@ -397,6 +529,22 @@ fn call_body(
 ) -> Result<Expr, Error> {
     let name = Expr::lit(&t.name);
     let w = schema::ws(r);
+    // JSON arguments, or Python literals where the spec says so.
+    let json_style = if tc.values == ValueWriting::Python {
+        Style::Python
+    } else {
+        Style::Json
+    };
+    // The call's position after its name, where the format writes one.
+    let position = |r: &mut Rules| match &tc.id {
+        IdSpec::Index => Expr::seq(vec![Expr::lit(":"), Expr::plus(Expr::class(&[('0', '9')]))]),
+        IdSpec::Position { prefix, suffix } => {
+            let p = mark(r, prefix);
+            let s = mark(r, suffix);
+            Expr::seq(vec![p, Expr::plus(Expr::class(&[('0', '9')])), s])
+        }
+        _ => Expr::Empty,
+    };
     Ok(match &tc.syntax {
         CallSyntax::JsonObject {
             name_key,
@@ -404,48 +552,42 @@ fn call_body(
             id_key,
             ..
         } => {
-            let key = |k: &str| Expr::lit(&serde_json::to_string(k).unwrap_or_default());
+            let a = args(r, t, i, &json_style);
+            json_call(r, t, name_key, args_key, id_key.as_deref(), a)
+        }
+        CallSyntax::OpenAiObject { .. } => {
+            let a = args(r, t, i, &json_style);
+            let function = json_call(r, t, "name", "arguments", None, a);
+            let key = |k: &str| Expr::lit(&format!("\"{k}\""));
             let colon = Expr::seq(vec![w.clone(), Expr::lit(":"), w.clone()]);
             let comma = Expr::seq(vec![w.clone(), Expr::lit(","), w.clone()]);
-            let nm = Expr::seq(vec![
-                key(name_key),
+            let id = schema::value(
+                r,
+                &serde_json::json!({"type": "string"}),
+                &Style::Json,
+                "id",
+            );
+            let id = Expr::opt(Expr::seq(vec![key("id"), colon.clone(), id, comma.clone()]));
+            let ty = Expr::opt(Expr::seq(vec![
+                key("type"),
                 colon.clone(),
-                Expr::lit(&serde_json::to_string(&t.name).unwrap_or_default()),
-            ]);
-            let a = args(r, t, i, &Style::Json);
-            let ar = Expr::seq(vec![key(args_key), colon.clone(), a]);
-            let core = Expr::alt(vec![
-                Expr::seq(vec![nm.clone(), comma.clone(), ar.clone()]),
-                Expr::seq(vec![ar, comma.clone(), nm]),
-            ]);
-            let (before, after) = match id_key {
-                Some(k) => {
-                    let s = schema::value(
-                        r,
-                        &serde_json::json!({"type": "string"}),
-                        &Style::Json,
-                        "id",
-                    );
-                    let idm = Expr::seq(vec![key(k), colon, s]);
-                    (
-                        Expr::opt(Expr::seq(vec![idm.clone(), comma.clone()])),
-                        Expr::opt(Expr::seq(vec![comma, idm])),
-                    )
-                }
-                None => (Expr::Empty, Expr::Empty),
-            };
+                Expr::lit("\"function\""),
+                comma,
+            ]));
             Expr::seq(vec![
                 Expr::lit("{"),
                 w.clone(),
-                before,
-                core,
-                after,
+                id,
+                ty,
+                key("function"),
+                colon,
+                function,
                 w,
                 Expr::lit("}"),
             ])
         }
         CallSyntax::NameAsKey { .. } => {
-            let a = args(r, t, i, &Style::Json);
+            let a = args(r, t, i, &json_style);
             let k = Expr::lit(&serde_json::to_string(&t.name).unwrap_or_default());
             Expr::seq(vec![
                 Expr::lit("{"),
@@ -466,12 +608,7 @@ fn call_body(
             args_suffix,
         } => {
             let p = prefixed(r, name_prefix, with_prefix);
-            let id = match &tc.id {
-                IdSpec::Index => {
-                    Expr::seq(vec![Expr::lit(":"), Expr::plus(Expr::class(&[('0', '9')]))])
-                }
-                _ => Expr::Empty,
-            };
+            let id = position(r);
             let marked = match &tc.id {
                 IdSpec::Marked { prefix, suffix, .. } => {
                     // Optional: some templates of a family write it, others do not.
@@ -490,7 +627,7 @@ fn call_body(
             };
             let ns = mark(r, name_suffix);
             let ap = mark(r, args_prefix);
-            let a = args(r, t, i, &Style::Json);
+            let a = args(r, t, i, &json_style);
             let s = mark(r, args_suffix);
             let head = Expr::seq(vec![p, name, id]);
             cat(r, vec![head, ns, marked, ap, a, s])
@@ -503,37 +640,63 @@ fn call_body(
             param_suffix,
             call_suffix,
             values,
+            typed_middles,
+            param_close_after_key,
         } => {
             let p = prefixed(r, name_prefix, with_prefix);
+            let id = position(r);
             let ns = mark(r, name_suffix);
             let (ps, req) = props(t);
             let suffix = param_suffix.trim().to_string();
             let mut members = Vec::new();
             for (j, (k, s)) in ps.iter().enumerate() {
                 let pp = mark(r, param_prefix);
-                let pm = mark(r, param_middle);
-                let raw = *values == ValueTyping::RawStrings
-                    && schema::is_string_only(s)
-                    && s.get("enum").is_none();
-                let value = if raw {
-                    r.through(&[&suffix])
+                // (middle, value schema) pairs: one per JSON type when the middle names it.
+                let typed: Vec<(String, serde_json::Value)> = if typed_middles.is_empty() {
+                    vec![(param_middle.clone(), s.clone())]
                 } else {
-                    let style = Style::Json;
-                    let v = if *values == ValueTyping::RawStrings && schema::is_string_only(s) {
-                        // A string enum written raw.
-                        let e: Vec<Expr> = s
-                            .get("enum")
-                            .and_then(|e| e.as_array())
-                            .map(|a| a.iter().filter_map(|x| x.as_str()).map(Expr::lit).collect())
-                            .unwrap_or_default();
-                        Expr::alt(e)
-                    } else {
-                        schema::value(r, s, &style, &format!("tool{i}-p{j}"))
-                    };
-                    let sm = mark(r, &suffix);
-                    cat(r, vec![v, sm])
+                    values::types_of(s)
+                        .iter()
+                        .filter_map(|ty| {
+                            values::middle_for(typed_middles, ty)
+                                .map(|m| (m.to_string(), values::with_type(s, ty)))
+                        })
+                        .collect()
                 };
-                let e = Expr::seq(vec![pp, Expr::lit(k), pm, schema::ws(r), value]);
+                let mut alts = Vec::new();
+                for (n, (middle, s)) in typed.iter().enumerate() {
+                    let pm = mark(r, middle);
+                    let raw = *values == ValueTyping::RawStrings
+                        && schema::is_string_only(s)
+                        && s.get("enum").is_none();
+                    let value = if raw {
+                        r.through(&[&suffix])
+                    } else {
+                        let v = if *values == ValueTyping::RawStrings && schema::is_string_only(s) {
+                            // A string enum written raw.
+                            let e: Vec<Expr> = s
+                                .get("enum")
+                                .and_then(|e| e.as_array())
+                                .map(|a| {
+                                    a.iter().filter_map(|x| x.as_str()).map(Expr::lit).collect()
+                                })
+                                .unwrap_or_default();
+                            Expr::alt(e)
+                        } else {
+                            schema::value(r, s, &Style::Json, &format!("tool{i}-p{j}-{n}"))
+                        };
+                        let sm = mark(r, &suffix);
+                        cat(r, vec![v, sm])
+                    };
+                    let close = if param_close_after_key.is_empty() {
+                        Expr::Empty
+                    } else {
+                        let after = mark(r, param_close_after_key);
+                        Expr::seq(vec![Expr::lit(k), after])
+                    };
+                    alts.push(Expr::seq(vec![pm, schema::ws(r), value, close]));
+                }
+                let e = Expr::seq(vec![pp, Expr::lit(k), Expr::alt(alts)]);
                 let e = r.add(&format!("tool{i}-param{j}"), e);
                 members.push(Member {
                     required: req.contains(k),
@@ -542,14 +705,29 @@ fn call_body(
             }
             let params = schema::members_rule(r, &format!("tool{i}-params"), &members, &w);
             let cs = mark(r, call_suffix);
-            let head = Expr::seq(vec![p, name]);
+            let head = Expr::seq(vec![p, name, id]);
             cat(r, vec![head, ns, params, cs])
         }
         CallSyntax::Pythonic { .. } => {
             let (ps, req) = props(t);
             let mut members = Vec::new();
+            let stops = [
+                ('=', '='),
+                ('(', ')'),
+                ('[', '['),
+                (']', ']'),
+                ('\n', '\n'),
+                ('\r', '\r'),
+            ];
             for (j, (k, s)) in ps.iter().enumerate() {
-                let v = schema::value(r, s, &Style::Python, &format!("tool{i}-p{j}"));
+                let v = values::param_value(
+                    r,
+                    s,
+                    &Style::Python,
+                    tc.values,
+                    &format!("tool{i}-p{j}"),
+                    &stops,
+                );
                 let e = Expr::seq(vec![Expr::lit(k), w.clone(), Expr::lit("="), w.clone(), v]);
                 members.push(Member {
                     required: req.contains(k),
@@ -582,8 +760,10 @@ fn call_body(
                 quote: string_quote.clone(),
             };
             let mut members = Vec::new();
+            let stops = [(',', ','), ('{', '{'), ('}', '}'), ('\n', '\n')];
             for (j, (k, s)) in ps.iter().enumerate() {
-                let v = schema::value(r, s, &style, &format!("tool{i}-p{j}"));
+                let v =
+                    values::param_value(r, s, &style, tc.values, &format!("tool{i}-p{j}"), &stops);
                 let e = Expr::seq(vec![Expr::lit(k), mark(r, key_value_separator), v]);
                 members.push(Member {
                     required: req.contains(k),
@@ -595,4 +775,55 @@ fn call_body(
             Expr::seq(vec![p, name, mark(r, open), kv, mark(r, close)])
         }
     })
+}
+
+/// `{"NAME_KEY": "NAME", "ARGS_KEY": ARGS}` (either order), with an optional id member first
+/// or last.
+fn json_call(
+    r: &mut Rules,
+    t: &Tool,
+    name_key: &str,
+    args_key: &str,
+    id_key: Option<&str>,
+    a: Expr,
+) -> Expr {
+    let w = schema::ws(r);
+    let key = |k: &str| Expr::lit(&serde_json::to_string(k).unwrap_or_default());
+    let colon = Expr::seq(vec![w.clone(), Expr::lit(":"), w.clone()]);
+    let comma = Expr::seq(vec![w.clone(), Expr::lit(","), w.clone()]);
+    let nm = Expr::seq(vec![
+        key(name_key),
+        colon.clone(),
+        Expr::lit(&serde_json::to_string(&t.name).unwrap_or_default()),
+    ]);
+    let ar = Expr::seq(vec![key(args_key), colon.clone(), a]);
+    let core = Expr::alt(vec![
+        Expr::seq(vec![nm.clone(), comma.clone(), ar.clone()]),
+        Expr::seq(vec![ar, comma.clone(), nm]),
+    ]);
+    let (before, after) = match id_key {
+        Some(k) => {
+            let s = schema::value(
+                r,
+                &serde_json::json!({"type": "string"}),
+                &Style::Json,
+                "id",
+            );
+            let idm = Expr::seq(vec![key(k), colon, s]);
+            (
+                Expr::opt(Expr::seq(vec![idm.clone(), comma.clone()])),
+                Expr::opt(Expr::seq(vec![comma, idm])),
+            )
+        }
+        None => (Expr::Empty, Expr::Empty),
+    };
+    Expr::seq(vec![
+        Expr::lit("{"),
+        w.clone(),
+        before,
+        core,
+        after,
+        w,
+        Expr::lit("}"),
+    ])
 }

@@ -31,6 +31,7 @@ mod lark;
 mod print;
 mod schema;
 mod structural_tag;
+mod values;
 
 use crate::output::spec::FormatSpec;
 use crate::{Error, ErrorKind};
@@ -74,6 +75,10 @@ pub struct GrammarOptions {
     pub parallel: bool,
     /// The prompt already opened the reasoning block: output starts inside reasoning.
     pub forced_open: bool,
+    /// The generation prompt ended with the spec's
+    /// [`prompt_prefix`](crate::output::FormatSpec::prompt_prefix) (functionary v3.2's `>>>`):
+    /// output continues it, so the grammar starts after it.
+    pub after_prompt_prefix: bool,
 }
 
 impl Default for GrammarOptions {
@@ -84,6 +89,7 @@ impl Default for GrammarOptions {
             tool_choice: ToolChoice::Auto,
             parallel: true,
             forced_open: false,
+            after_prompt_prefix: false,
         }
     }
 }
@@ -115,6 +121,10 @@ pub struct Grammar {
     pub grammar: String,
     /// The triggers of a lazy grammar (empty otherwise).
     pub triggers: Vec<Trigger>,
+    /// What the grammar leaves out of the spec (a structural tag leaves out the shapes of
+    /// calls it cannot express, which stay free text).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl Grammar {
@@ -174,7 +184,11 @@ pub fn export(spec: &FormatSpec, tools: &[Tool], opts: &GrammarOptions) -> Resul
         Syntax::Lark => lark::print(&rules),
         _ => gbnf::print(&rules),
     };
-    Ok(Grammar { grammar, triggers })
+    Ok(Grammar {
+        grammar,
+        triggers,
+        notes: Vec::new(),
+    })
 }
 
 #[cfg(test)]
@@ -210,7 +224,13 @@ mod tests {
                     ..GrammarOptions::default()
                 };
                 let g = export(&spec, &tools, &lazy).unwrap_or_else(|e| panic!("{name}: {e}"));
-                assert_eq!(g.triggers.len(), 1, "{name}");
+                // One trigger per opener of the call shapes (several when the format has
+                // other shapes with other openers).
+                let shapes = spec.tools.as_ref().map_or(0, |t| 1 + t.alternatives.len());
+                assert!(
+                    !g.triggers.is_empty() && g.triggers.len() <= shapes,
+                    "{name}"
+                );
             }
             // Structural tags either export or say why not; never panic.
             let st = GrammarOptions {
