@@ -868,9 +868,10 @@ impl<'a> Parser<'a> {
                 let kind = match self.peek() {
                     Some(&Tok::Name(n)) => {
                         self.pos += 1;
-                        if let ExprKind::Name("self") = node.kind {
+                        if matches!(node.kind, ExprKind::Name("self")) && !n.starts_with('_') {
                             // `self.name`: block `name`'s function (jinja2's
                             // TemplateReference); an undefined when there is no such block.
+                            // `self.__init__` stays an attribute, which the sandbox refuses.
                             ExprKind::Name(block_fn_name(self.arena, n))
                         } else {
                             ExprKind::Attr(self.alloc(node), n)
