@@ -1,30 +1,7 @@
 //! Code generation: walks the AST once, resolving names to slots, filters and tests to
 //! function pointers, and recording a span for every instruction that can fail.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A small multiplicative hasher for the compiler's name tables: names are short and not
-/// attacker-chosen in a way that matters for a map that lives for one compile.
-#[derive(Default)]
-struct NameHasher(u64);
-
-impl Hasher for NameHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
-                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-}
-
-type NameMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
+use crate::compile::scope::NameMap;
 
 use crate::compile::instr::{Const, Instr, LoopField, MacroInfo, NONE16};
 use crate::compile::scope::{stored_names, target_names, Scope};
@@ -62,10 +39,14 @@ pub(super) fn generate(
             spans: Vec::with_capacity(source.len() / 12 + 8),
         },
         source,
-        strs: NameMap::default(),
-        globals: NameMap::default(),
-        filters: NameMap::default(),
-        tests: NameMap::default(),
+        // Sized from the source so that the tables rarely grow while compiling.
+        strs: NameMap::with_capacity_and_hasher(
+            (source.len() / 48).clamp(16, 4096),
+            <_>::default(),
+        ),
+        globals: NameMap::with_capacity_and_hasher(16, <_>::default()),
+        filters: Vec::new(),
+        tests: Vec::new(),
         scopes: Vec::new(),
         funcs: vec![Func {
             id: 0,
@@ -125,8 +106,9 @@ struct Gen<'s, 'a> {
     source: &'s str,
     strs: NameMap<&'a str, u32>,
     globals: NameMap<&'a str, u16>,
-    filters: NameMap<&'a str, u16>,
-    tests: NameMap<&'a str, u16>,
+    /// Filters and tests used, by name: at most one per builtin, so a short list.
+    filters: Vec<(&'a str, u16)>,
+    tests: Vec<(&'a str, u16)>,
     scopes: Vec<Scope<'a>>,
     funcs: Vec<Func>,
     loops: Vec<LoopCtx>,
@@ -1212,15 +1194,18 @@ impl<'s, 'a> Gen<'s, 'a> {
 
 /// The index of builtin `name` in the program's table `list`, adding it on first use.
 fn intern<'a, F>(
-    index: &mut NameMap<&'a str, u16>,
+    index: &mut Vec<(&'a str, u16)>,
     list: &mut Vec<F>,
     name: &'a str,
     func: F,
 ) -> u16 {
-    *index.entry(name).or_insert_with(|| {
-        list.push(func);
-        list.len() as u16 - 1
-    })
+    if let Some((_, i)) = index.iter().find(|(n, _)| *n == name) {
+        return *i;
+    }
+    list.push(func);
+    let i = list.len() as u16 - 1;
+    index.push((name, i));
+    i
 }
 
 /// The number of operands of the left-leaning chain `a + b + c ...` at `e`.

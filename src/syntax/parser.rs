@@ -679,7 +679,15 @@ impl<'a> Parser<'a> {
             Tok::Name("false" | "False") => ExprKind::Lit(Lit::Bool(false)),
             Tok::Name("none" | "None") => ExprKind::Lit(Lit::None),
             Tok::Name(n) => ExprKind::Name(n),
+            Tok::Str(s) if !matches!(self.peek(), Some(Tok::Str(_))) => match s {
+                // A literal without escapes is a slice of the source: no copy.
+                std::borrow::Cow::Borrowed(text) => ExprKind::Lit(Lit::Str(text)),
+                std::borrow::Cow::Owned(text) => {
+                    ExprKind::Lit(Lit::Str(self.arena.alloc_str(&text)))
+                }
+            },
             Tok::Str(s) => {
+                // Adjacent literals are one string, as in Python.
                 let mut text = s.into_owned();
                 while let Some(Tok::Str(more)) = self.peek() {
                     text.push_str(more);
