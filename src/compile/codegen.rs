@@ -8,7 +8,7 @@ use crate::compile::scope::{stored_names, target_names, Scope};
 use crate::compile::{Program, StrPool};
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
-use crate::syntax::Span;
+use crate::syntax::{IntLit, Span};
 use crate::value::ops::{BinOp, CmpOp};
 
 /// Names a template cannot spell, bound by recursive loops: the loop's function (in the
@@ -350,24 +350,22 @@ impl<'s, 'a> Gen<'s, 'a> {
                 }
                 self.soft -= 1;
             }
-            Stmt::For {
-                target,
-                iter,
-                filter,
-                body,
-                otherwise,
-                recursive: false,
-                span,
-            } => self.for_loop(&target, &iter, filter.as_ref(), body, otherwise, span)?,
-            Stmt::For {
-                target,
-                iter,
-                filter,
-                body,
-                otherwise,
-                recursive: true,
-                span,
-            } => self.recursive_loop(&target, &iter, filter.as_ref(), body, otherwise, span)?,
+            Stmt::For(f) if !f.recursive => self.for_loop(
+                &f.target,
+                &f.iter,
+                f.filter.as_ref(),
+                f.body,
+                f.otherwise,
+                f.span,
+            )?,
+            Stmt::For(f) => self.recursive_loop(
+                &f.target,
+                &f.iter,
+                f.filter.as_ref(),
+                f.body,
+                f.otherwise,
+                f.span,
+            )?,
             Stmt::Set { target, value } => {
                 if let Target::Attr(ns, attr, span) = target {
                     self.load_name(ns);
@@ -663,7 +661,7 @@ impl<'s, 'a> Gen<'s, 'a> {
         self.emit(Instr::Store(func_slot));
         self.emit(Instr::Load(func_slot));
         self.expr(iter)?;
-        self.lit(Lit::Int(1));
+        self.lit(Lit::Int(IntLit::new(1)));
         self.mark(span);
         self.emit(Instr::Call {
             argc: 2,
@@ -712,7 +710,7 @@ impl<'s, 'a> Gen<'s, 'a> {
         self.load_name(REC_FUNC);
         self.expr(item)?;
         self.load_name(REC_DEPTH);
-        self.lit(Lit::Int(1));
+        self.lit(Lit::Int(IntLit::new(1)));
         self.emit(Instr::Bin(BinOp::Add));
         self.mark(span);
         self.emit(Instr::Call {
@@ -820,9 +818,9 @@ impl<'s, 'a> Gen<'s, 'a> {
             }
             Lit::None => Const::None,
             Lit::Bool(b) => Const::Bool(b),
-            Lit::Int(i) => match i64::try_from(i) {
+            Lit::Int(i) => match i64::try_from(i.get()) {
                 Ok(i) => Const::Int(i),
-                Err(_) => Const::Big(i),
+                Err(_) => Const::Big(i.get()),
             },
             Lit::Float(f) => Const::Float(f),
         };

@@ -134,9 +134,11 @@ fn collect_stored<'a>(body: &[Stmt<'a>], out: &mut Vec<&'a str>) {
                 }
             }
             Stmt::Generation(body) => collect_stored(body, out),
-            Stmt::For {
-                otherwise: Some(b), ..
-            } => collect_stored(b, out),
+            Stmt::For(f) => {
+                if let Some(b) = f.otherwise {
+                    collect_stored(b, out);
+                }
+            }
             _ => {}
         }
     }

@@ -8,7 +8,7 @@
 use logos::Logos;
 
 use crate::error::{err, Error};
-use crate::syntax::Span;
+use crate::syntax::{IntLit, Span};
 
 /// A token of the template.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,7 +28,7 @@ pub(crate) enum Tok<'s> {
     /// A string literal, unescaped.
     Str(std::borrow::Cow<'s, str>),
     /// An integer literal.
-    Int(i128),
+    Int(IntLit),
     /// A float literal.
     Float(f64),
     /// An operator or punctuation.
@@ -301,9 +301,9 @@ impl<'s> Lexer<'s> {
             }
             let tok = match t {
                 Inner::Name => Tok::Name(text),
-                Inner::Int => Tok::Int(without_underscores(text).parse().map_err(|_| {
-                    err!(Overflow, "integer literal too large").with_offset(src, s)
-                })?),
+                Inner::Int => Tok::Int(IntLit::new(without_underscores(text).parse().map_err(
+                    |_| err!(Overflow, "integer literal too large").with_offset(src, s),
+                )?)),
                 Inner::RadixInt => {
                     let digits = without_underscores(&text[2..]);
                     let radix = match text.as_bytes()[1] {
@@ -311,9 +311,9 @@ impl<'s> Lexer<'s> {
                         b'o' | b'O' => 8,
                         _ => 2,
                     };
-                    Tok::Int(i128::from_str_radix(&digits, radix).map_err(|_| {
-                        err!(Overflow, "integer literal too large").with_offset(src, s)
-                    })?)
+                    Tok::Int(IntLit::new(i128::from_str_radix(&digits, radix).map_err(
+                        |_| err!(Overflow, "integer literal too large").with_offset(src, s),
+                    )?))
                 }
                 // jinja2 reads no float right after a dot (`x.1.0` is two subscripts): take
                 // the integer part and lex again after it.
@@ -323,9 +323,9 @@ impl<'s> Lexer<'s> {
                         .unwrap_or(text.len());
                     let int = without_underscores(&text[..digits]);
                     self.out.push(Token {
-                        tok: Tok::Int(int.parse().map_err(|_| {
+                        tok: Tok::Int(IntLit::new(int.parse().map_err(|_| {
                             err!(Overflow, "integer literal too large").with_offset(src, s)
-                        })?),
+                        })?)),
                         span: Span::new(s, s + digits),
                     });
                     pos = s + digits;
@@ -462,13 +462,14 @@ fn next_inner(src: &str, mut pos: usize) -> Option<(Result<Inner, ()>, usize, us
         }
         b'\'' | b'"' => {
             let mut e = pos + 1;
-            while let Some(&c) = bytes.get(e) {
-                if c == b {
+            while let Some(i) = memchr::memchr2(b, b'\\', bytes.get(e..).unwrap_or_default()) {
+                e += i;
+                if bytes[e] == b {
                     return Some((Ok(Inner::Str), pos, e + 1));
                 }
                 // A backslash escapes the next character (its first byte is enough: the
                 // others of a UTF-8 sequence are neither quotes nor backslashes).
-                e += if c == b'\\' { 2 } else { 1 };
+                e += 2;
             }
             logos_one(src, pos)
         }

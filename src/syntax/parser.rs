@@ -7,7 +7,9 @@ use bumpalo::Bump;
 type AVec<'a, T> = bumpalo::collections::Vec<'a, T>;
 
 use crate::error::{err, Error, ErrorKind, Limit};
-use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
+use crate::syntax::ast::{
+    Args, Cmp, Expr, ExprKind, ForLoop, Lit, MacroDef, Stmt, Target, UnOp, NO_ARGS,
+};
 use crate::syntax::lexer::{Op, Tok, Token};
 use crate::syntax::Span;
 use crate::value::ops::BinOp;
@@ -282,7 +284,7 @@ impl<'a> Parser<'a> {
             None
         };
         self.expect_block_end()?;
-        Ok(Stmt::For {
+        Ok(Stmt::For(self.alloc(ForLoop {
             target,
             iter,
             filter,
@@ -290,7 +292,7 @@ impl<'a> Parser<'a> {
             otherwise,
             recursive,
             span,
-        })
+        })))
     }
 
     fn if_stmt(&mut self) -> PResult<Stmt<'a>> {
@@ -824,7 +826,7 @@ impl<'a> Parser<'a> {
         Ok(self.expr(ExprKind::Item(self.alloc(node), self.alloc(key)), span))
     }
 
-    fn args(&mut self) -> PResult<Args<'a>> {
+    fn args(&mut self) -> PResult<&'a Args<'a>> {
         self.expect_op(Op::LParen)?;
         let mut pos = self.vec();
         let mut kw = self.vec();
@@ -859,12 +861,15 @@ impl<'a> Parser<'a> {
                 pos.push(self.expression(true)?);
             }
         }
-        Ok(Args {
+        if pos.is_empty() && kw.is_empty() && star.is_none() && dstar.is_none() {
+            return Ok(&NO_ARGS);
+        }
+        Ok(self.alloc(Args {
             pos: self.slice(pos),
             kw: self.slice(kw),
             star,
             dstar,
-        })
+        }))
     }
 
     fn call(&mut self, node: Expr<'a>) -> PResult<Expr<'a>> {
@@ -907,7 +912,7 @@ impl<'a> Parser<'a> {
         let args = if self.is_op(Op::LParen) {
             self.args()?
         } else {
-            Args::default()
+            &NO_ARGS
         };
         let span = node.span.to(name_span).to(self.prev_span());
         let node = self.expr(ExprKind::Filter(self.alloc(node), name, args), span);
@@ -931,12 +936,12 @@ impl<'a> Parser<'a> {
         } else if self.test_arg_follows() {
             let arg = self.primary()?;
             let arg = self.postfix(arg)?;
-            Args {
+            self.alloc(Args {
                 pos: self.slice(self.vec_of(arg)),
-                ..Args::default()
-            }
+                ..NO_ARGS
+            })
         } else {
-            Args::default()
+            &NO_ARGS
         };
         let span = value.span.to(self.prev_span());
         Ok(self.expr(
@@ -989,7 +994,7 @@ fn describe(tok: Option<&Tok<'_>>) -> String {
         Some(Tok::BlockEnd) => "'%}'".into(),
         Some(Tok::Name(n)) => format!("'{n}'"),
         Some(Tok::Str(_)) => "a string".into(),
-        Some(Tok::Int(i)) => format!("'{i}'"),
+        Some(Tok::Int(i)) => format!("'{}'", i.get()),
         Some(Tok::Float(f)) => format!("'{f}'"),
         Some(Tok::Op(o)) => format!("'{}'", o.as_str()),
     }
