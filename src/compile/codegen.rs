@@ -29,7 +29,7 @@ pub(super) fn generate(
             source: String::new(),
             code: Vec::with_capacity(source.len() / 6 + 16),
             consts: Vec::new(),
-            strs: StrPool::default(),
+            strs: StrPool::with_capacity(source.len() / 4),
             globals: Vec::new(),
             filters: Vec::new(),
             tests: Vec::new(),
@@ -315,6 +315,9 @@ impl<'s, 'a> Gen<'s, 'a> {
             Stmt::Print(e) => {
                 if let ExprKind::Lit(Lit::Str(s)) = e.kind {
                     let i = self.str_const(s);
+                    self.emit(Instr::EmitStr(i));
+                } else if let Some((a, b)) = str_pair(&e) {
+                    let i = self.p.strs.push_concat(a, b);
                     self.emit(Instr::EmitStr(i));
                 } else if matches!(e.kind, ExprKind::Bin(BinOp::Add, _, _)) {
                     // `{{ a + b + c }}`: strings go straight to the output, no temporary.
@@ -886,6 +889,10 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.emit(Instr::Slice(flags));
             }
             ExprKind::Unary(op, x) => {
+                if let Some(lit) = fold_sign(op, x) {
+                    self.lit(lit);
+                    return Ok(());
+                }
                 self.expr(x)?;
                 self.mark(e.span);
                 self.emit(match op {
@@ -898,6 +905,12 @@ impl<'s, 'a> Gen<'s, 'a> {
                 let n = self.add_chain(e)?;
                 self.mark(e.span);
                 self.emit(Instr::AddN(n));
+            }
+            ExprKind::Bin(..) if str_pair(e).is_some() => {
+                if let Some((a, b)) = str_pair(e) {
+                    let i = self.p.strs.push_concat(a, b);
+                    self.emit(Instr::Str(i));
+                }
             }
             ExprKind::Bin(op, a, b) => {
                 self.expr(a)?;
@@ -1100,6 +1113,12 @@ impl<'s, 'a> Gen<'s, 'a> {
 
     /// Pushes the operands of the left-leaning chain `a + b + c ...`; returns their count.
     fn add_chain(&mut self, e: &Expr<'a>) -> Result<u32, Error> {
+        if let Some((a, b)) = str_pair(e) {
+            // A chain that starts with two literals starts with their concatenation.
+            let i = self.p.strs.push_concat(a, b);
+            self.emit(Instr::Str(i));
+            return Ok(1);
+        }
         match e.kind {
             ExprKind::Bin(BinOp::Add, a, b) if add_chain_len(e) < 250 => {
                 let n = self.add_chain(a)?;
@@ -1204,6 +1223,31 @@ fn intern<'a, F>(
     let i = list.len() as u16 - 1;
     index.push((name, i));
     i
+}
+
+/// Constant folding: `'a' + 'b'` and `'a' ~ 'b'` are the string `'ab'`.
+fn str_pair<'a>(e: &Expr<'a>) -> Option<(&'a str, &'a str)> {
+    match e.kind {
+        ExprKind::Bin(BinOp::Add | BinOp::Concat, a, b) => match (a.kind, b.kind) {
+            (ExprKind::Lit(Lit::Str(a)), ExprKind::Lit(Lit::Str(b))) => Some((a, b)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Constant folding: `-5`, `+5`, `-1.5` are literals (integers only while the negation fits
+/// in 64 bits, as the run-time `Neg` would compute it).
+fn fold_sign<'a>(op: UnOp, x: &Expr<'a>) -> Option<Lit<'a>> {
+    match (op, x.kind) {
+        (UnOp::Neg, ExprKind::Lit(Lit::Int(i))) => {
+            let v = i64::try_from(i.get()).ok()?.checked_neg()?;
+            Some(Lit::Int(IntLit::new(i128::from(v))))
+        }
+        (UnOp::Neg, ExprKind::Lit(Lit::Float(f))) => Some(Lit::Float(-f)),
+        (UnOp::Pos, ExprKind::Lit(l @ (Lit::Int(_) | Lit::Float(_)))) => Some(l),
+        _ => None,
+    }
 }
 
 /// The number of operands of the left-leaning chain `a + b + c ...` at `e`.
