@@ -416,7 +416,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 let ExprKind::Call(f, args) = call.kind else {
                     return Err(self.error(call.span, err!(Syntax, "expected a call")));
                 };
-                self.call(f, &args, call.span, Some(id))?;
+                self.call(f, args, call.span, Some(id))?;
                 self.mark(call.span);
                 self.emit(Instr::Emit);
             }
@@ -972,13 +972,13 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.emit(Instr::Dict(items.len() as u32));
             }
             ExprKind::Call(f, args) => {
-                if !self.recursive_call(f, &args, e.span)? {
-                    self.call(f, &args, e.span, None)?;
+                if !self.recursive_call(f, args, e.span)? {
+                    self.call(f, args, e.span, None)?;
                 }
             }
             ExprKind::Filter(value, name, args) => {
                 self.expr(value)?;
-                let argc = self.args(&args, e.span, None)?;
+                let argc = self.args(args, e.span, None)?;
                 match crate::builtins::filter(name) {
                     Some(func) => {
                         let f = intern(&mut self.filters, &mut self.p.filters, name, func);
@@ -999,7 +999,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 negated,
             } => {
                 self.expr(value)?;
-                let (argc, kw) = self.args(&args, e.span, None)?;
+                let (argc, kw) = self.args(args, e.span, None)?;
                 if kw != NONE16 {
                     return Err(self.error(e.span, err!(Syntax, "tests take no keyword arguments")));
                 }
