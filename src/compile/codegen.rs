@@ -1,37 +1,14 @@
 //! Code generation: walks the AST once, resolving names to slots, filters and tests to
 //! function pointers, and recording a span for every instruction that can fail.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A small multiplicative hasher for the compiler's name tables: names are short and not
-/// attacker-chosen in a way that matters for a map that lives for one compile.
-#[derive(Default)]
-struct NameHasher(u64);
-
-impl Hasher for NameHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
-                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-}
-
-type NameMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
+use crate::compile::scope::NameMap;
 
 use crate::compile::instr::{Const, Instr, LoopField, MacroInfo, NONE16};
 use crate::compile::scope::{stored_names, target_names, Scope};
 use crate::compile::{Program, StrPool};
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
-use crate::syntax::Span;
+use crate::syntax::{IntLit, Span};
 use crate::value::ops::{BinOp, CmpOp};
 
 /// Names a template cannot spell, bound by recursive loops: the loop's function (in the
@@ -52,7 +29,7 @@ pub(super) fn generate(
             source: String::new(),
             code: Vec::with_capacity(source.len() / 6 + 16),
             consts: Vec::new(),
-            strs: StrPool::default(),
+            strs: StrPool::with_capacity(source.len() / 4),
             globals: Vec::new(),
             filters: Vec::new(),
             tests: Vec::new(),
@@ -62,10 +39,14 @@ pub(super) fn generate(
             spans: Vec::with_capacity(source.len() / 12 + 8),
         },
         source,
-        strs: NameMap::default(),
-        globals: NameMap::default(),
-        filters: NameMap::default(),
-        tests: NameMap::default(),
+        // Sized from the source so that the tables rarely grow while compiling.
+        strs: NameMap::with_capacity_and_hasher(
+            (source.len() / 48).clamp(16, 4096),
+            <_>::default(),
+        ),
+        globals: NameMap::with_capacity_and_hasher(16, <_>::default()),
+        filters: Vec::new(),
+        tests: Vec::new(),
         scopes: Vec::new(),
         funcs: vec![Func {
             id: 0,
@@ -127,8 +108,9 @@ struct Gen<'s, 'a> {
     source: &'s str,
     strs: NameMap<&'a str, u32>,
     globals: NameMap<&'a str, u16>,
-    filters: NameMap<&'a str, u16>,
-    tests: NameMap<&'a str, u16>,
+    /// Filters and tests used, by name: at most one per builtin, so a short list.
+    filters: Vec<(&'a str, u16)>,
+    tests: Vec<(&'a str, u16)>,
     scopes: Vec<Scope<'a>>,
     funcs: Vec<Func>,
     loops: Vec<LoopCtx>,
@@ -350,6 +332,9 @@ impl<'s, 'a> Gen<'s, 'a> {
                     self.expr(&e)?;
                     self.mark(e.span);
                     self.emit(Instr::EmitEscaped);
+                } else if let Some((a, b)) = str_pair(&e) {
+                    let i = self.p.strs.push_concat(a, b);
+                    self.emit(Instr::EmitStr(i));
                 } else if matches!(e.kind, ExprKind::Bin(BinOp::Add, _, _)) {
                     // `{{ a + b + c }}`: strings go straight to the output, no temporary.
                     let n = self.add_chain(&e)?;
@@ -384,24 +369,22 @@ impl<'s, 'a> Gen<'s, 'a> {
                 }
                 self.soft -= 1;
             }
-            Stmt::For {
-                target,
-                iter,
-                filter,
-                body,
-                otherwise,
-                recursive: false,
-                span,
-            } => self.for_loop(&target, &iter, filter.as_ref(), body, otherwise, span)?,
-            Stmt::For {
-                target,
-                iter,
-                filter,
-                body,
-                otherwise,
-                recursive: true,
-                span,
-            } => self.recursive_loop(&target, &iter, filter.as_ref(), body, otherwise, span)?,
+            Stmt::For(f) if !f.recursive => self.for_loop(
+                &f.target,
+                &f.iter,
+                f.filter.as_ref(),
+                f.body,
+                f.otherwise,
+                f.span,
+            )?,
+            Stmt::For(f) => self.recursive_loop(
+                &f.target,
+                &f.iter,
+                f.filter.as_ref(),
+                f.body,
+                f.otherwise,
+                f.span,
+            )?,
             Stmt::Set { target, value } => {
                 if let Target::Attr(ns, attr, span) = target {
                     self.load_name(ns);
@@ -452,7 +435,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 let ExprKind::Call(f, args) = call.kind else {
                     return Err(self.error(call.span, err!(Syntax, "expected a call")));
                 };
-                self.call(f, &args, call.span, Some(id))?;
+                self.call(f, args, call.span, Some(id))?;
                 self.mark(call.span);
                 self.emit(self.emit_instr());
             }
@@ -526,7 +509,7 @@ impl<'s, 'a> Gen<'s, 'a> {
         let constant = match on.kind {
             ExprKind::Lit(Lit::Bool(b)) => Some(b),
             ExprKind::Lit(Lit::None) => Some(false),
-            ExprKind::Lit(Lit::Int(i)) => Some(i != 0),
+            ExprKind::Lit(Lit::Int(i)) => Some(i.get() != 0),
             ExprKind::Lit(Lit::Str(s)) => Some(!s.is_empty()),
             _ => None,
         };
@@ -760,7 +743,7 @@ impl<'s, 'a> Gen<'s, 'a> {
         self.emit(Instr::Store(func_slot));
         self.emit(Instr::Load(func_slot));
         self.expr(iter)?;
-        self.lit(Lit::Int(1));
+        self.lit(Lit::Int(IntLit::new(1)));
         self.mark(span);
         self.emit(Instr::Call {
             argc: 2,
@@ -809,7 +792,7 @@ impl<'s, 'a> Gen<'s, 'a> {
         self.load_name(REC_FUNC);
         self.expr(item)?;
         self.load_name(REC_DEPTH);
-        self.lit(Lit::Int(1));
+        self.lit(Lit::Int(IntLit::new(1)));
         self.emit(Instr::Bin(BinOp::Add));
         self.mark(span);
         self.emit(Instr::Call {
@@ -917,9 +900,9 @@ impl<'s, 'a> Gen<'s, 'a> {
             }
             Lit::None => Const::None,
             Lit::Bool(b) => Const::Bool(b),
-            Lit::Int(i) => match i64::try_from(i) {
+            Lit::Int(i) => match i64::try_from(i.get()) {
                 Ok(i) => Const::Int(i),
-                Err(_) => Const::Big(i),
+                Err(_) => Const::Big(i.get()),
             },
             Lit::Float(f) => Const::Float(f),
         };
@@ -985,6 +968,10 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.emit(Instr::Slice(flags));
             }
             ExprKind::Unary(op, x) => {
+                if let Some(lit) = fold_sign(op, x) {
+                    self.lit(lit);
+                    return Ok(());
+                }
                 self.expr(x)?;
                 self.mark(e.span);
                 self.emit(match op {
@@ -997,6 +984,12 @@ impl<'s, 'a> Gen<'s, 'a> {
                 let n = self.add_chain(e)?;
                 self.mark(e.span);
                 self.emit(Instr::AddN(n));
+            }
+            ExprKind::Bin(..) if str_pair(e).is_some() => {
+                if let Some((a, b)) = str_pair(e) {
+                    let i = self.p.strs.push_concat(a, b);
+                    self.emit(Instr::Str(i));
+                }
             }
             ExprKind::Bin(op, a, b) => {
                 self.expr(a)?;
@@ -1062,13 +1055,13 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.emit(Instr::Dict(items.len() as u32));
             }
             ExprKind::Call(f, args) => {
-                if !self.recursive_call(f, &args, e.span)? {
-                    self.call(f, &args, e.span, None)?;
+                if !self.recursive_call(f, args, e.span)? {
+                    self.call(f, args, e.span, None)?;
                 }
             }
             ExprKind::Filter(value, name, args) => {
                 self.expr(value)?;
-                let argc = self.args(&args, e.span, None)?;
+                let argc = self.args(args, e.span, None)?;
                 match crate::builtins::filter(name) {
                     Some(func) => {
                         let f = intern(&mut self.filters, &mut self.p.filters, name, func);
@@ -1089,7 +1082,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 negated,
             } => {
                 self.expr(value)?;
-                let (argc, kw) = self.args(&args, e.span, None)?;
+                let (argc, kw) = self.args(args, e.span, None)?;
                 if kw != NONE16 {
                     return Err(self.error(e.span, err!(Syntax, "tests take no keyword arguments")));
                 }
@@ -1203,6 +1196,12 @@ impl<'s, 'a> Gen<'s, 'a> {
 
     /// Pushes the operands of the left-leaning chain `a + b + c ...`; returns their count.
     fn add_chain(&mut self, e: &Expr<'a>) -> Result<u32, Error> {
+        if let Some((a, b)) = str_pair(e) {
+            // A chain that starts with two literals starts with their concatenation.
+            let i = self.p.strs.push_concat(a, b);
+            self.emit(Instr::Str(i));
+            return Ok(1);
+        }
         match e.kind {
             ExprKind::Bin(BinOp::Add, a, b) if add_chain_len(e) < 250 => {
                 let n = self.add_chain(a)?;
@@ -1295,15 +1294,43 @@ impl<'s, 'a> Gen<'s, 'a> {
 
 /// The index of builtin `name` in the program's table `list`, adding it on first use.
 fn intern<'a, F>(
-    index: &mut NameMap<&'a str, u16>,
+    index: &mut Vec<(&'a str, u16)>,
     list: &mut Vec<F>,
     name: &'a str,
     func: F,
 ) -> u16 {
-    *index.entry(name).or_insert_with(|| {
-        list.push(func);
-        list.len() as u16 - 1
-    })
+    if let Some((_, i)) = index.iter().find(|(n, _)| *n == name) {
+        return *i;
+    }
+    list.push(func);
+    let i = list.len() as u16 - 1;
+    index.push((name, i));
+    i
+}
+
+/// Constant folding: `'a' + 'b'` and `'a' ~ 'b'` are the string `'ab'`.
+fn str_pair<'a>(e: &Expr<'a>) -> Option<(&'a str, &'a str)> {
+    match e.kind {
+        ExprKind::Bin(BinOp::Add | BinOp::Concat, a, b) => match (a.kind, b.kind) {
+            (ExprKind::Lit(Lit::Str(a)), ExprKind::Lit(Lit::Str(b))) => Some((a, b)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Constant folding: `-5`, `+5`, `-1.5` are literals (integers only while the negation fits
+/// in 64 bits, as the run-time `Neg` would compute it).
+fn fold_sign<'a>(op: UnOp, x: &Expr<'a>) -> Option<Lit<'a>> {
+    match (op, x.kind) {
+        (UnOp::Neg, ExprKind::Lit(Lit::Int(i))) => {
+            let v = i64::try_from(i.get()).ok()?.checked_neg()?;
+            Some(Lit::Int(IntLit::new(i128::from(v))))
+        }
+        (UnOp::Neg, ExprKind::Lit(Lit::Float(f))) => Some(Lit::Float(-f)),
+        (UnOp::Pos, ExprKind::Lit(l @ (Lit::Int(_) | Lit::Float(_)))) => Some(l),
+        _ => None,
+    }
 }
 
 /// The number of operands of the left-leaning chain `a + b + c ...` at `e`.

@@ -39,16 +39,10 @@ fn collect<'s, 'a>(body: &'s [Stmt<'a>], out: &mut Nodes<'s, 'a>) {
                     collect(o, out);
                 }
             }
-            Stmt::For {
-                target,
-                iter,
-                body,
-                otherwise,
-                ..
-            } => {
-                out.loops.push((target, iter));
-                collect(body, out);
-                if let Some(o) = otherwise {
+            Stmt::For(f) => {
+                out.loops.push((&f.target, &f.iter));
+                collect(f.body, out);
+                if let Some(o) = f.otherwise {
                     collect(o, out);
                 }
             }

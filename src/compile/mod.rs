@@ -57,9 +57,23 @@ pub(crate) struct StrPool {
 }
 
 impl StrPool {
+    /// An empty pool with room for about `bytes` of text.
+    pub(crate) fn with_capacity(bytes: usize) -> StrPool {
+        StrPool {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(bytes / 8),
+        }
+    }
+
     /// Adds `s`; returns its index.
     pub(crate) fn push(&mut self, s: &str) -> u32 {
-        self.text.push_str(s);
+        self.push_concat(s, "")
+    }
+
+    /// Adds `a` followed by `b` as one string; returns its index.
+    pub(crate) fn push_concat(&mut self, a: &str, b: &str) -> u32 {
+        self.text.push_str(a);
+        self.text.push_str(b);
         self.ends.push(self.text.len() as u32);
         self.ends.len() as u32 - 1
     }
@@ -113,4 +127,31 @@ fn with_ast_arena<R>(f: impl FnOnce(&bumpalo::Bump) -> R) -> R {
         ARENA.with(|a| a.set(Some(arena)));
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Instr;
+    use crate::template::Template;
+
+    #[test]
+    fn literal_only_expressions_are_folded() {
+        let src =
+            "{{ 'a' + 'b' }}|{{ 'c' ~ 'd' }}|{{ 'e' + 'f' + x }}|{{ -2 }}|{{ +3 }}|{{ -1.5 }}\
+                   |{{ x ~ y[-1] }}|{{ 2 ** -1 }}|{{ -9223372036854775808 }}";
+        let t = Template::new(src).expect("compiles");
+        let out = t
+            .render(&serde_json::json!({"x": "X", "y": [1, 2]}))
+            .expect("renders");
+        // Expected text from jinja2 3.1.6.
+        assert_eq!(out, "ab|cd|efX|-2|3|-1.5|X2|0.5|-9223372036854775808");
+        let code = &t.program.code;
+        let negs = code.iter().filter(|i| matches!(i, Instr::Neg)).count();
+        // Only the literal past the 64-bit range is negated at run time.
+        assert_eq!(negs, 1, "{code:?}");
+        assert!(!code.iter().any(|i| matches!(i, Instr::Pos)));
+        // `x ~ y[-1]` and `2 ** -1` only: the string pairs are constants.
+        let bins = code.iter().filter(|i| matches!(i, Instr::Bin(_))).count();
+        assert_eq!(bins, 2, "{code:?}");
+    }
 }

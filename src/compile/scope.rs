@@ -3,9 +3,54 @@
 //! each entry of the scope with the value the enclosing scope gives it. So every variable
 //! becomes a slot in its function's frame, and lookups by name vanish from the render.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::syntax::ast::{Stmt, Target};
+
+/// A small multiplicative hasher for the compiler's name tables: names are short, and a map
+/// lives for one compile, so SipHash's protection against chosen keys buys nothing here.
+#[derive(Default)]
+pub(super) struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        // The multiplications move entropy up; the table index comes from the low bits.
+        self.0.rotate_left(26)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in chunks.by_ref() {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.mix(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, b: u8) {
+        self.mix(u64::from(b));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+}
+
+impl NameHasher {
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// A map keyed by names, with [`NameHasher`].
+pub(super) type NameMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
 
 /// A scope: the names it binds and their slots in its function's frame.
 pub(super) struct Scope<'a> {
@@ -15,7 +60,7 @@ pub(super) struct Scope<'a> {
     names: Vec<(&'a str, u16)>,
     /// The slot of each name, for scopes too big to search (so that compiling a template
     /// with many variables or macros stays linear).
-    index: Option<HashMap<&'a str, u16>>,
+    index: Option<NameMap<&'a str, u16>>,
 }
 
 /// Scopes with more names than this are indexed.
@@ -55,9 +100,15 @@ pub(super) fn target_names<'a>(target: &Target<'a>, out: &mut Vec<&'a str>) {
 pub(super) fn stored_names<'a>(body: &[Stmt<'a>], out: &mut Vec<&'a str>) {
     let mut found = Vec::new();
     collect_stored(body, &mut found);
-    let mut seen: HashSet<&'a str> = out.iter().copied().collect();
+    if out.len() + found.len() <= 16 {
+        for name in found {
+            push_unique(out, name);
+        }
+        return;
+    }
+    let mut seen: NameMap<&'a str, ()> = out.iter().map(|n| (*n, ())).collect();
     for name in found {
-        if seen.insert(name) {
+        if seen.insert(name, ()).is_none() {
             out.push(name);
         }
     }
@@ -83,9 +134,11 @@ fn collect_stored<'a>(body: &[Stmt<'a>], out: &mut Vec<&'a str>) {
                 }
             }
             Stmt::Generation(body) => collect_stored(body, out),
-            Stmt::For {
-                otherwise: Some(b), ..
-            } => collect_stored(b, out),
+            Stmt::For(f) => {
+                if let Some(b) = f.otherwise {
+                    collect_stored(b, out);
+                }
+            }
             _ => {}
         }
     }

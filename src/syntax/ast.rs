@@ -1,6 +1,6 @@
 //! The syntax tree, allocated in the compile-time arena. Every expression carries its span.
 
-use crate::syntax::Span;
+use crate::syntax::{IntLit, Span};
 use crate::value::ops::BinOp;
 
 /// An expression with its span.
@@ -17,7 +17,7 @@ pub(crate) struct Expr<'a> {
 pub(crate) enum Lit<'a> {
     None,
     Bool(bool),
-    Int(i128),
+    Int(IntLit),
     Float(f64),
     Str(&'a str),
 }
@@ -56,7 +56,16 @@ pub(crate) struct Args<'a> {
     pub(crate) dstar: Option<&'a Expr<'a>>,
 }
 
-/// The kinds of expressions.
+/// No arguments.
+pub(crate) static NO_ARGS: Args<'static> = Args {
+    pos: &[],
+    kw: &[],
+    star: None,
+    dstar: None,
+};
+
+/// The kinds of expressions (arguments are behind a reference, so that an expression stays
+/// small to move).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum ExprKind<'a> {
     /// A literal.
@@ -94,14 +103,14 @@ pub(crate) enum ExprKind<'a> {
     /// `{k: v}`
     Dict(&'a [(Expr<'a>, Expr<'a>)]),
     /// `f(args)`
-    Call(&'a Expr<'a>, Args<'a>),
+    Call(&'a Expr<'a>, &'a Args<'a>),
     /// `value|name(args)`
-    Filter(&'a Expr<'a>, &'a str, Args<'a>),
+    Filter(&'a Expr<'a>, &'a str, &'a Args<'a>),
     /// `value is [not] name(args)`
     Test {
         value: &'a Expr<'a>,
         name: &'a str,
-        args: Args<'a>,
+        args: &'a Args<'a>,
         negated: bool,
     },
 }
@@ -130,7 +139,26 @@ pub(crate) struct MacroDef<'a> {
     pub(crate) span: Span,
 }
 
-/// Statements.
+/// A `for` loop.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ForLoop<'a> {
+    /// What each item is assigned to.
+    pub(crate) target: Target<'a>,
+    /// What is iterated.
+    pub(crate) iter: Expr<'a>,
+    /// `if filter`: items for which it is false are skipped.
+    pub(crate) filter: Option<Expr<'a>>,
+    /// What each item renders.
+    pub(crate) body: &'a [Stmt<'a>],
+    /// `{% else %}`: what renders when no item is left after filtering.
+    pub(crate) otherwise: Option<&'a [Stmt<'a>]>,
+    /// `recursive`: the body may call `loop(items)` to run the loop again over `items`.
+    pub(crate) recursive: bool,
+    /// Where the loop starts.
+    pub(crate) span: Span,
+}
+
+/// Statements (a loop is behind a reference, so that a statement stays small to move).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Stmt<'a> {
     /// Literal text (also the content of `{% raw %}`).
@@ -143,16 +171,7 @@ pub(crate) enum Stmt<'a> {
         otherwise: Option<&'a [Stmt<'a>]>,
     },
     /// `{% for target in iter if filter recursive %}body{% else %}otherwise{% endfor %}`
-    For {
-        target: Target<'a>,
-        iter: Expr<'a>,
-        filter: Option<Expr<'a>>,
-        body: &'a [Stmt<'a>],
-        otherwise: Option<&'a [Stmt<'a>]>,
-        /// `recursive`: the body may call `loop(items)` to run the loop again over `items`.
-        recursive: bool,
-        span: Span,
-    },
+    For(&'a ForLoop<'a>),
     /// `{% set target = value %}`
     Set { target: Target<'a>, value: Expr<'a> },
     /// `{% set name | filters %}body{% endset %}`; `filter` applies to [`ExprKind::Hole`].
@@ -187,4 +206,16 @@ pub(crate) enum Stmt<'a> {
         assigns: &'a [(Target<'a>, Expr<'a>)],
         body: &'a [Stmt<'a>],
     },
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn nodes_stay_small_to_move() {
+        // The parser moves nodes and tokens by value at every level; compile time follows
+        // their size.
+        assert!(std::mem::size_of::<super::Expr<'_>>() <= 48);
+        assert!(std::mem::size_of::<super::Stmt<'_>>() <= 112);
+        assert!(std::mem::size_of::<crate::syntax::lexer::Token<'_>>() <= 32);
+    }
 }

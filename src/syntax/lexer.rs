@@ -8,7 +8,7 @@
 use logos::Logos;
 
 use crate::error::{err, Error};
-use crate::syntax::Span;
+use crate::syntax::{IntLit, Span};
 
 /// A token of the template.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,7 +28,7 @@ pub(crate) enum Tok<'s> {
     /// A string literal, unescaped.
     Str(std::borrow::Cow<'s, str>),
     /// An integer literal.
-    Int(i128),
+    Int(IntLit),
     /// A float literal.
     Float(f64),
     /// An operator or punctuation.
@@ -241,14 +241,12 @@ impl<'s> Lexer<'s> {
             },
             span: Span::new(tag_at, body),
         });
-        let mut base = body;
-        let mut lex = Inner::lexer(&src[body..]);
+        let mut pos = body;
         // The closers of the open brackets: while any is open, `}}` is two closing braces
         // (as in jinja2), and a closer must match the innermost opener.
         let mut closers: Vec<char> = Vec::new();
-        while let Some(t) = lex.next() {
-            let r = lex.span();
-            let (s, e) = (base + r.start, base + r.end);
+        while let Some((t, s, e)) = next_inner(src, pos) {
+            pos = e;
             if matches!(t, Ok(Inner::VarEnd | Inner::VarEndTrim))
                 && (!closers.is_empty() || kind != TagKind::Var)
             {
@@ -265,8 +263,7 @@ impl<'s> Lexer<'s> {
                     tok: Tok::Op(first),
                     span: Span::new(s, s + 1),
                 });
-                base = s + 1;
-                lex = Inner::lexer(&src[base..]);
+                pos = s + 1;
                 continue;
             }
             let text = &src[s..e];
@@ -304,9 +301,9 @@ impl<'s> Lexer<'s> {
             }
             let tok = match t {
                 Inner::Name => Tok::Name(text),
-                Inner::Int => Tok::Int(without_underscores(text).parse().map_err(|_| {
-                    err!(Overflow, "integer literal too large").with_offset(src, s)
-                })?),
+                Inner::Int => Tok::Int(IntLit::new(without_underscores(text).parse().map_err(
+                    |_| err!(Overflow, "integer literal too large").with_offset(src, s),
+                )?)),
                 Inner::RadixInt => {
                     let digits = without_underscores(&text[2..]);
                     let radix = match text.as_bytes()[1] {
@@ -314,9 +311,9 @@ impl<'s> Lexer<'s> {
                         b'o' | b'O' => 8,
                         _ => 2,
                     };
-                    Tok::Int(i128::from_str_radix(&digits, radix).map_err(|_| {
-                        err!(Overflow, "integer literal too large").with_offset(src, s)
-                    })?)
+                    Tok::Int(IntLit::new(i128::from_str_radix(&digits, radix).map_err(
+                        |_| err!(Overflow, "integer literal too large").with_offset(src, s),
+                    )?))
                 }
                 // jinja2 reads no float right after a dot (`x.1.0` is two subscripts): take
                 // the integer part and lex again after it.
@@ -326,13 +323,12 @@ impl<'s> Lexer<'s> {
                         .unwrap_or(text.len());
                     let int = without_underscores(&text[..digits]);
                     self.out.push(Token {
-                        tok: Tok::Int(int.parse().map_err(|_| {
+                        tok: Tok::Int(IntLit::new(int.parse().map_err(|_| {
                             err!(Overflow, "integer literal too large").with_offset(src, s)
-                        })?),
+                        })?)),
                         span: Span::new(s, s + digits),
                     });
-                    base = s + digits;
-                    lex = Inner::lexer(&src[base..]);
+                    pos = s + digits;
                     continue;
                 }
                 Inner::Float => {
@@ -434,6 +430,69 @@ impl<'s> Lexer<'s> {
         }
         Err(err!(Syntax, "missing endraw tag").with_offset(src, open.start as usize))
     }
+}
+
+/// The next token inside a tag at or after `pos` (whitespace skipped): its kind (an error for
+/// a character no token starts with), start and end; `None` at the end of the source.
+///
+/// Names of ASCII letters, strings, operators and tag ends (nearly every token of a real
+/// template) are read here byte by byte; anything else (numbers, non-ASCII names, errors) is
+/// left to the logos lexer, which defines the grammar.
+fn next_inner(src: &str, mut pos: usize) -> Option<(Result<Inner, ()>, usize, usize)> {
+    let bytes = src.as_bytes();
+    while let Some(b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c') = bytes.get(pos) {
+        pos += 1;
+    }
+    let b = *bytes.get(pos)?;
+    let at = |i: usize| bytes.get(pos + i).copied();
+    let one = |t: Inner, len: usize| Some((Ok(t), pos, pos + len));
+    match b {
+        b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+            let mut e = pos + 1;
+            while let Some(c) = bytes.get(e) {
+                if c.is_ascii_alphanumeric() || *c == b'_' {
+                    e += 1;
+                } else if c.is_ascii() {
+                    return Some((Ok(Inner::Name), pos, e));
+                } else {
+                    return logos_one(src, pos);
+                }
+            }
+            Some((Ok(Inner::Name), pos, e))
+        }
+        b'\'' | b'"' => {
+            let mut e = pos + 1;
+            while let Some(i) = memchr::memchr2(b, b'\\', bytes.get(e..).unwrap_or_default()) {
+                e += i;
+                if bytes[e] == b {
+                    return Some((Ok(Inner::Str), pos, e + 1));
+                }
+                // A backslash escapes the next character (its first byte is enough: the
+                // others of a UTF-8 sequence are neither quotes nor backslashes).
+                e += 2;
+            }
+            logos_one(src, pos)
+        }
+        b'}' if at(1) == Some(b'}') => one(Inner::VarEnd, 2),
+        b'%' if at(1) == Some(b'}') => one(Inner::BlockEnd, 2),
+        b'-' if at(1) == Some(b'}') && at(2) == Some(b'}') => one(Inner::VarEndTrim, 3),
+        b'-' if at(1) == Some(b'%') && at(2) == Some(b'}') => one(Inner::BlockEndTrim, 3),
+        b'+' if at(1) == Some(b'%') && at(2) == Some(b'}') => one(Inner::BlockEndKeep, 3),
+        b'*' if at(1) == Some(b'*') => one(Inner::Op, 2),
+        b'/' if at(1) == Some(b'/') => one(Inner::Op, 2),
+        b'=' | b'!' | b'<' | b'>' if at(1) == Some(b'=') => one(Inner::Op, 2),
+        b'-' | b'+' | b'*' | b'/' | b'%' | b'~' | b'<' | b'>' | b'=' | b'(' | b')' | b'['
+        | b']' | b'{' | b'}' | b'.' | b',' | b':' | b'|' => one(Inner::Op, 1),
+        _ => logos_one(src, pos),
+    }
+}
+
+/// One token of the logos lexer at `pos`.
+fn logos_one(src: &str, pos: usize) -> Option<(Result<Inner, ()>, usize, usize)> {
+    let mut lex = Inner::lexer(&src[pos..]);
+    let t = lex.next()?;
+    let r = lex.span();
+    Some((t, pos + r.start, pos + r.end))
 }
 
 /// Closes the innermost bracket with `c`, which must be its closer.
@@ -634,13 +693,17 @@ pub(crate) fn unescape(body: &str) -> Result<std::borrow::Cow<'_, str>, &'static
         return Ok(std::borrow::Cow::Borrowed(body));
     }
     let mut out = String::with_capacity(body.len());
-    let mut chars = body.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let Some(&e) = chars.peek() else {
+    let mut chars = body.chars();
+    loop {
+        // The text up to the next backslash is copied as it is.
+        let rest = chars.as_str();
+        let Some(i) = memchr::memchr(b'\\', rest.as_bytes()) else {
+            out.push_str(rest);
+            break;
+        };
+        out.push_str(&rest[..i]);
+        chars = rest[i + 1..].chars();
+        let Some(e) = chars.clone().next() else {
             out.push('\\');
             break;
         };
@@ -663,22 +726,21 @@ pub(crate) fn unescape(body: &str) -> Result<std::borrow::Cow<'_, str>, &'static
             out.extend(decoded);
             continue;
         }
-        let hex =
-            |n: usize, chars: &mut std::iter::Peekable<std::str::Chars<'_>>| -> Option<char> {
-                let mut look = chars.clone();
-                let mut v = 0u32;
-                for _ in 0..n {
-                    v = v * 16 + look.next()?.to_digit(16)?;
-                }
-                let c = char::from_u32(v)?;
-                *chars = look;
-                Some(c)
-            };
+        let hex = |n: usize, chars: &mut std::str::Chars<'_>| -> Option<char> {
+            let mut look = chars.clone();
+            let mut v = 0u32;
+            for _ in 0..n {
+                v = v * 16 + look.next()?.to_digit(16)?;
+            }
+            let c = char::from_u32(v)?;
+            *chars = look;
+            Some(c)
+        };
         match e {
             '0'..='7' => {
                 let mut v = 0u32;
                 for _ in 0..3 {
-                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                    match chars.clone().next().and_then(|d| d.to_digit(8)) {
                         Some(d) => {
                             v = v * 8 + d;
                             chars.next();

@@ -7,7 +7,9 @@ use bumpalo::Bump;
 type AVec<'a, T> = bumpalo::collections::Vec<'a, T>;
 
 use crate::error::{err, Error, ErrorKind, Limit};
-use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
+use crate::syntax::ast::{
+    Args, Cmp, Expr, ExprKind, ForLoop, Lit, MacroDef, Stmt, Target, UnOp, NO_ARGS,
+};
 use crate::syntax::lexer::{Op, Tok, Token};
 use crate::syntax::Span;
 use crate::value::ops::BinOp;
@@ -311,7 +313,7 @@ impl<'a> Parser<'a> {
             None
         };
         self.expect_block_end()?;
-        Ok(Stmt::For {
+        Ok(Stmt::For(self.alloc(ForLoop {
             target,
             iter,
             filter,
@@ -319,7 +321,7 @@ impl<'a> Parser<'a> {
             otherwise,
             recursive,
             span,
-        })
+        })))
     }
 
     fn if_stmt(&mut self) -> PResult<Stmt<'a>> {
@@ -477,12 +479,12 @@ impl<'a> Parser<'a> {
         let call = self.expr(
             ExprKind::Call(
                 self.alloc(callee),
-                Args {
+                self.alloc(Args {
                     pos: &[],
                     kw: &[],
                     star: None,
                     dstar: None,
-                },
+                }),
             ),
             span,
         );
@@ -793,7 +795,15 @@ impl<'a> Parser<'a> {
                 ExprKind::Name(self.arena.alloc_str(&format!("no parent block {name}")))
             }
             Tok::Name(n) => ExprKind::Name(n),
+            Tok::Str(s) if !matches!(self.peek(), Some(Tok::Str(_))) => match s {
+                // A literal without escapes is a slice of the source: no copy.
+                std::borrow::Cow::Borrowed(text) => ExprKind::Lit(Lit::Str(text)),
+                std::borrow::Cow::Owned(text) => {
+                    ExprKind::Lit(Lit::Str(self.arena.alloc_str(&text)))
+                }
+            },
             Tok::Str(s) => {
+                // Adjacent literals are one string, as in Python.
                 let mut text = s.into_owned();
                 while let Some(Tok::Str(more)) = self.peek() {
                     text.push_str(more);
@@ -937,7 +947,7 @@ impl<'a> Parser<'a> {
         Ok(self.expr(ExprKind::Item(self.alloc(node), self.alloc(key)), span))
     }
 
-    fn args(&mut self) -> PResult<Args<'a>> {
+    fn args(&mut self) -> PResult<&'a Args<'a>> {
         self.expect_op(Op::LParen)?;
         let mut pos = self.vec();
         let mut kw = self.vec();
@@ -972,12 +982,15 @@ impl<'a> Parser<'a> {
                 pos.push(self.expression(true)?);
             }
         }
-        Ok(Args {
+        if pos.is_empty() && kw.is_empty() && star.is_none() && dstar.is_none() {
+            return Ok(&NO_ARGS);
+        }
+        Ok(self.alloc(Args {
             pos: self.slice(pos),
             kw: self.slice(kw),
             star,
             dstar,
-        })
+        }))
     }
 
     fn call(&mut self, node: Expr<'a>) -> PResult<Expr<'a>> {
@@ -1020,7 +1033,7 @@ impl<'a> Parser<'a> {
         let args = if self.is_op(Op::LParen) {
             self.args()?
         } else {
-            Args::default()
+            &NO_ARGS
         };
         let span = node.span.to(name_span).to(self.prev_span());
         let node = self.expr(ExprKind::Filter(self.alloc(node), name, args), span);
@@ -1044,12 +1057,12 @@ impl<'a> Parser<'a> {
         } else if self.test_arg_follows() {
             let arg = self.primary()?;
             let arg = self.postfix(arg)?;
-            Args {
+            self.alloc(Args {
                 pos: self.slice(self.vec_of(arg)),
-                ..Args::default()
-            }
+                ..NO_ARGS
+            })
         } else {
-            Args::default()
+            &NO_ARGS
         };
         let span = value.span.to(self.prev_span());
         Ok(self.expr(
@@ -1102,7 +1115,7 @@ fn describe(tok: Option<&Tok<'_>>) -> String {
         Some(Tok::BlockEnd) => "'%}'".into(),
         Some(Tok::Name(n)) => format!("'{n}'"),
         Some(Tok::Str(_)) => "a string".into(),
-        Some(Tok::Int(i)) => format!("'{i}'"),
+        Some(Tok::Int(i)) => format!("'{}'", i.get()),
         Some(Tok::Float(f)) => format!("'{f}'"),
         Some(Tok::Op(o)) => format!("'{}'", o.as_str()),
     }
