@@ -583,7 +583,9 @@ impl<'s, 'a> Gen<'s, 'a> {
         }
         let loop_slot = self.local_slot("loop");
         if recursive {
-            // The loop's depth: a parameter of the function the loop compiles to.
+            // The function the loop compiles to (calling the loop object calls it) and the
+            // loop's depth, a parameter of that function.
+            self.load_name(REC_FUNC);
             self.load_name(REC_DEPTH);
             self.mark(span);
             self.emit(Instr::IterInitAt(loop_slot));
@@ -842,6 +844,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 Ok(i) => Const::Int(i),
                 Err(_) => Const::Big(i),
             },
+            Lit::BigInt(t) => Const::BigText(self.str_const(t)),
             Lit::Float(f) => Const::Float(f),
         };
         self.p.consts.push(c);
@@ -1139,7 +1142,8 @@ impl<'s, 'a> Gen<'s, 'a> {
         let ExprKind::Name(n) = obj.kind else {
             return false;
         };
-        if matches!(n, "varargs" | "kwargs" | "loop") {
+        // These names are loaded by `load_name`, which records that the function uses them.
+        if matches!(n, "varargs" | "kwargs" | "loop" | "caller") {
             return false;
         }
         let Resolved::Local(slot) = self.resolve(n) else {

@@ -18,6 +18,8 @@ pub(crate) enum Lit<'a> {
     None,
     Bool(bool),
     Int(i128),
+    /// An integer literal beyond 128 bits, as written; it becomes an int at run time.
+    BigInt(&'a str),
     Float(f64),
     Str(&'a str),
 }

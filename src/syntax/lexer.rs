@@ -29,6 +29,8 @@ pub(crate) enum Tok<'s> {
     Str(std::borrow::Cow<'s, str>),
     /// An integer literal.
     Int(i128),
+    /// An integer literal beyond 128 bits, as written (prefix and underscores included).
+    BigInt(&'s str),
     /// A float literal.
     Float(f64),
     /// An operator or punctuation.
@@ -304,9 +306,10 @@ impl<'s> Lexer<'s> {
             }
             let tok = match t {
                 Inner::Name => Tok::Name(text),
-                Inner::Int => Tok::Int(without_underscores(text).parse().map_err(|_| {
-                    err!(Overflow, "integer literal too large").with_offset(src, s)
-                })?),
+                Inner::Int => match without_underscores(text).parse() {
+                    Ok(i) => Tok::Int(i),
+                    Err(_) => Tok::BigInt(text),
+                },
                 Inner::RadixInt => {
                     let digits = without_underscores(&text[2..]);
                     let radix = match text.as_bytes()[1] {
@@ -314,9 +317,10 @@ impl<'s> Lexer<'s> {
                         b'o' | b'O' => 8,
                         _ => 2,
                     };
-                    Tok::Int(i128::from_str_radix(&digits, radix).map_err(|_| {
-                        err!(Overflow, "integer literal too large").with_offset(src, s)
-                    })?)
+                    match i128::from_str_radix(&digits, radix) {
+                        Ok(i) => Tok::Int(i),
+                        Err(_) => Tok::BigInt(text),
+                    }
                 }
                 // jinja2 reads no float right after a dot (`x.1.0` is two subscripts): take
                 // the integer part and lex again after it.

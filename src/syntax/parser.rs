@@ -688,6 +688,7 @@ impl<'a> Parser<'a> {
                 ExprKind::Lit(Lit::Str(self.arena.alloc_str(&text)))
             }
             Tok::Int(i) => ExprKind::Lit(Lit::Int(i)),
+            Tok::BigInt(t) => ExprKind::Lit(Lit::BigInt(t)),
             Tok::Float(f) => ExprKind::Lit(Lit::Float(f)),
             Tok::Op(Op::LParen) => {
                 if self.eat_op(Op::RParen) {
@@ -842,6 +843,11 @@ impl<'a> Parser<'a> {
             if let (Some(Tok::Name(n)), Some(Tok::Op(Op::Assign))) = (self.peek(), self.peek_at(1))
             {
                 let n = *n;
+                if kw.iter().any(|(k, _)| *k == n) {
+                    // Python refuses the call when it compiles it, as jinja2 does.
+                    return Err(err!(Syntax, "keyword argument repeated: {n}")
+                        .with_offset(self.src, self.span().start as usize));
+                }
                 self.pos += 2;
                 kw.push((n, self.expression(true)?));
             } else {
@@ -946,7 +952,7 @@ impl<'a> Parser<'a> {
     fn test_arg_follows(&self) -> bool {
         match self.peek() {
             Some(Tok::Name(n)) => !matches!(*n, "else" | "or" | "and"),
-            Some(Tok::Str(_) | Tok::Int(_) | Tok::Float(_)) => true,
+            Some(Tok::Str(_) | Tok::Int(_) | Tok::BigInt(_) | Tok::Float(_)) => true,
             Some(Tok::Op(Op::LBracket | Op::LBrace)) => true,
             _ => false,
         }
@@ -982,6 +988,7 @@ fn describe(tok: Option<&Tok<'_>>) -> String {
         Some(Tok::Name(n)) => format!("'{n}'"),
         Some(Tok::Str(_)) => "a string".into(),
         Some(Tok::Int(i)) => format!("'{i}'"),
+        Some(Tok::BigInt(t)) => format!("'{t}'"),
         Some(Tok::Float(f)) => format!("'{f}'"),
         Some(Tok::Op(o)) => format!("'{}'", o.as_str()),
     }
