@@ -460,6 +460,14 @@ impl<'s, 'a> Gen<'s, 'a> {
                     self.emit(Instr::Jump(top));
                 }
             }
+            Stmt::NoLoader { template, span, .. } => {
+                // jinja2 evaluates the template name, then asks the (missing) loader.
+                self.expr(&template)?;
+                self.emit(Instr::Pop);
+                let i = self.owned_str("no loader for this environment specified".to_string());
+                self.mark(span);
+                self.emit(Instr::Fail(i));
+            }
             Stmt::Generation(body) => {
                 self.emit(Instr::GenStart);
                 self.block(body)?;

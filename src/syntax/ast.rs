@@ -181,6 +181,14 @@ pub(crate) enum Stmt<'a> {
     Continue(Span),
     /// `{% generation %}body{% endgeneration %}`
     Generation(&'a [Stmt<'a>]),
+    /// `{% extends %}`, `{% include %}`, `{% import %}` or `{% from %}`: a template from a
+    /// loader, which the environment has none of, so running it fails as jinja2's does.
+    NoLoader {
+        template: Expr<'a>,
+        span: Span,
+        /// `{% extends %}`, which jinja2 allows only at the top level or inside `if`s.
+        extends: bool,
+    },
     /// `{% with a = x %}body{% endwith %}`
     With {
         assigns: &'a [(Target<'a>, Expr<'a>)],

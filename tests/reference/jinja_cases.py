@@ -570,6 +570,32 @@ def cases():
     ]
     for i, src in enumerate(stmt_alias):
         add(f"stmt/loop_alias/{i:02d}", src)
+
+    # ---- extends/include/import/from: no loader, so an error only when reached ----------------
+    stmt_loader = [
+        "before\n{% if no %}\n  {% extends 'something.html' %}\n{% endif %}\nand after\n",
+        "a{% if no %}{% include 'b.html' %}{% endif %}b",
+        "a{% if no %}{% include 'b.html' ignore missing with context %}{% endif %}b",
+        "a{% if no %}{% include ['b.html', 'c.html'] without context %}{% endif %}b",
+        "a{% if no %}{% import 'm.html' as m with context %}{% endif %}b{{ m is defined }}",
+        "a{% if no %}{% from 'm.html' import x, y as z without context %}{% endif %}b",
+        "a{% if no %}{% from 'm.html' import x, %}{% endif %}b",
+        "a{% for x in empty %}{% extends x %}{% endfor %}b",
+        "{% macro m() %}{% include 'x' %}{% endmacro %}ok",
+        "a{% extends 'b.html' %}b",
+        "{% include 'b.html' ignore missing %}ok",
+        "{% if t %}{% include s %}{% endif %}",
+        "{% from 'm.html' import x with context %}",
+        "{% if no %}{% from 'm.html' import _x %}{% endif %}",
+        "{% if no %}{% from 'm.html' import %}{% endif %}",
+        "{% if no %}{% import 'm.html' %}{% endif %}",
+        "{% if no %}{% import 'm.html' as none %}{% endif %}",
+        "{% if no %}{% include 'm.html' ignore %}{% endif %}",
+        "{% if no %}{% extends %}{% endif %}",
+        "{% if no %}{% extends 'a' 'b' %}{% endif %}",
+    ]
+    for i, src in enumerate(stmt_loader):
+        add(f"stmt/loader/{i:02d}", src)
     return out
 
 
