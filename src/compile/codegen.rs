@@ -465,6 +465,14 @@ impl<'s, 'a> Gen<'s, 'a> {
                     self.emit(Instr::Jump(top));
                 }
             }
+            Stmt::NoLoader { template, span, .. } => {
+                // jinja2 evaluates the template name, then asks the (missing) loader.
+                self.expr(&template)?;
+                self.emit(Instr::Pop);
+                let i = self.owned_str("no loader for this environment specified".to_string());
+                self.mark(span);
+                self.emit(Instr::Fail(i));
+            }
             Stmt::Generation(body) => {
                 self.emit(Instr::GenStart);
                 self.block(body)?;
@@ -645,7 +653,9 @@ impl<'s, 'a> Gen<'s, 'a> {
         }
         let loop_slot = self.local_slot("loop");
         if recursive {
-            // The loop's depth: a parameter of the function the loop compiles to.
+            // The function the loop compiles to (calling the loop object calls it) and the
+            // loop's depth, a parameter of that function.
+            self.load_name(REC_FUNC);
             self.load_name(REC_DEPTH);
             self.mark(span);
             self.emit(Instr::IterInitAt(loop_slot));
@@ -904,6 +914,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 Ok(i) => Const::Int(i),
                 Err(_) => Const::Big(i.get()),
             },
+            Lit::BigInt(t) => Const::BigText(self.str_const(t)),
             Lit::Float(f) => Const::Float(f),
         };
         self.p.consts.push(c);
@@ -1221,7 +1232,8 @@ impl<'s, 'a> Gen<'s, 'a> {
         let ExprKind::Name(n) = obj.kind else {
             return false;
         };
-        if matches!(n, "varargs" | "kwargs" | "loop") {
+        // These names are loaded by `load_name`, which records that the function uses them.
+        if matches!(n, "varargs" | "kwargs" | "loop" | "caller") {
             return false;
         }
         let Resolved::Local(slot) = self.resolve(n) else {

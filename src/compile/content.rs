@@ -27,7 +27,11 @@ struct Nodes<'s, 'a> {
 fn collect<'s, 'a>(body: &'s [Stmt<'a>], out: &mut Nodes<'s, 'a>) {
     for stmt in body {
         match stmt {
-            Stmt::Data(_) | Stmt::Print(_) | Stmt::Break(_) | Stmt::Continue(_) => {}
+            Stmt::Data(_)
+            | Stmt::Print(_)
+            | Stmt::Break(_)
+            | Stmt::Continue(_)
+            | Stmt::NoLoader { .. } => {}
             Stmt::If {
                 branches,
                 otherwise,

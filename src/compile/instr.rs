@@ -12,6 +12,8 @@ pub(crate) enum Const {
     Bool(bool),
     Int(i64),
     Big(i128),
+    /// An int literal beyond 128 bits: `strs[i]` is its text as written.
+    BigText(u32),
     Float(f64),
 }
 
@@ -142,7 +144,8 @@ pub(crate) enum Instr {
     /// Pop an iterable and start a loop over it; store the loop object in slot `i` unless
     /// [`NONE16`].
     IterInit(u16),
-    /// Pop a depth and an iterable: `IterInit` for a recursive loop's level `depth`.
+    /// Pop a depth, the loop's function and an iterable: `IterInit` for a recursive loop's
+    /// level `depth`.
     IterInitAt(u16),
     /// Push the next item of the innermost loop, or jump to `pc` when it is exhausted.
     Iter(u32),

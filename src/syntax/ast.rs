@@ -18,6 +18,8 @@ pub(crate) enum Lit<'a> {
     None,
     Bool(bool),
     Int(IntLit),
+    /// An integer literal beyond 128 bits, as written; it becomes an int at run time.
+    BigInt(&'a str),
     Float(f64),
     Str(&'a str),
 }
@@ -201,6 +203,14 @@ pub(crate) enum Stmt<'a> {
     /// `{% autoescape on %}body{% endautoescape %}`: inside, `{{ }}` output is HTML-escaped
     /// unless it is `Markup`, and captures and macro results are `Markup`.
     Autoescape { on: Expr<'a>, body: &'a [Stmt<'a>] },
+    /// `{% extends %}`, `{% include %}`, `{% import %}` or `{% from %}`: a template from a
+    /// loader, which the environment has none of, so running it fails as jinja2's does.
+    NoLoader {
+        template: Expr<'a>,
+        span: Span,
+        /// `{% extends %}`, which jinja2 allows only at the top level or inside `if`s.
+        extends: bool,
+    },
     /// `{% with a = x %}body{% endwith %}`
     With {
         assigns: &'a [(Target<'a>, Expr<'a>)],

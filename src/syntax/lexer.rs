@@ -29,6 +29,8 @@ pub(crate) enum Tok<'s> {
     Str(std::borrow::Cow<'s, str>),
     /// An integer literal.
     Int(IntLit),
+    /// An integer literal beyond 128 bits, as written (prefix and underscores included).
+    BigInt(&'s str),
     /// A float literal.
     Float(f64),
     /// An operator or punctuation.
@@ -301,9 +303,10 @@ impl<'s> Lexer<'s> {
             }
             let tok = match t {
                 Inner::Name => Tok::Name(text),
-                Inner::Int => Tok::Int(IntLit::new(without_underscores(text).parse().map_err(
-                    |_| err!(Overflow, "integer literal too large").with_offset(src, s),
-                )?)),
+                Inner::Int => match without_underscores(text).parse() {
+                    Ok(i) => Tok::Int(IntLit::new(i)),
+                    Err(_) => Tok::BigInt(text),
+                },
                 Inner::RadixInt => {
                     let digits = without_underscores(&text[2..]);
                     let radix = match text.as_bytes()[1] {
@@ -311,9 +314,10 @@ impl<'s> Lexer<'s> {
                         b'o' | b'O' => 8,
                         _ => 2,
                     };
-                    Tok::Int(IntLit::new(i128::from_str_radix(&digits, radix).map_err(
-                        |_| err!(Overflow, "integer literal too large").with_offset(src, s),
-                    )?))
+                    match i128::from_str_radix(&digits, radix) {
+                        Ok(i) => Tok::Int(IntLit::new(i)),
+                        Err(_) => Tok::BigInt(text),
+                    }
                 }
                 // jinja2 reads no float right after a dot (`x.1.0` is two subscripts): take
                 // the integer part and lex again after it.

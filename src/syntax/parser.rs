@@ -32,6 +32,11 @@ pub(crate) fn parse<'a>(
         in_block: Vec::new(),
     };
     let (body, _) = p.body(&[])?;
+    let in_blocks = p.blocks.iter().find_map(|b| nested_extends(b.body, false));
+    if let Some(at) = nested_extends(body, true).or(in_blocks) {
+        return Err(err!(Syntax, "cannot use extend from a non top-level scope")
+            .with_offset(src, at.start as usize));
+    }
     if p.blocks.is_empty() {
         return Ok(body);
     }
@@ -48,6 +53,34 @@ pub(crate) fn parse<'a>(
 /// The hidden name of block `name`'s function (a space: no template can spell it).
 fn block_fn_name<'a>(arena: &'a Bump, name: &str) -> &'a str {
     arena.alloc_str(&format!("block {name}"))
+}
+
+/// Where an `{% extends %}` sits inside anything but `{% if %}`s (`top` while only inside
+/// those), which jinja2 refuses when it compiles the template.
+fn nested_extends(stmts: &[Stmt<'_>], top: bool) -> Option<Span> {
+    stmts.iter().find_map(|s| match s {
+        Stmt::NoLoader {
+            extends: true,
+            span,
+            ..
+        } if !top => Some(*span),
+        Stmt::If {
+            branches,
+            otherwise,
+        } => branches
+            .iter()
+            .find_map(|(_, b)| nested_extends(b, top))
+            .or_else(|| otherwise.and_then(|b| nested_extends(b, top))),
+        Stmt::For(f) => nested_extends(f.body, false)
+            .or_else(|| f.otherwise.and_then(|b| nested_extends(b, false))),
+        Stmt::Autoescape { body, .. }
+        | Stmt::SetBlock { body, .. }
+        | Stmt::FilterBlock { body, .. }
+        | Stmt::Generation(body)
+        | Stmt::With { body, .. } => nested_extends(body, false),
+        Stmt::Macro(m) | Stmt::CallBlock { caller: m, .. } => nested_extends(m.body, false),
+        _ => None,
+    })
 }
 
 struct Parser<'a> {
@@ -282,7 +315,8 @@ impl<'a> Parser<'a> {
                 self.expect_block_end()?;
                 Ok(Stmt::Autoescape { on, body })
             }
-            "include" | "import" | "from" | "extends" | "do" => Err(err!(
+            "include" | "import" | "from" | "extends" => self.loader_stmt(name, span),
+            "do" => Err(err!(
                 Syntax,
                 "the '{name}' statement is not supported (no chat template uses it)"
             )
@@ -290,6 +324,88 @@ impl<'a> Parser<'a> {
             _ => Err(err!(Syntax, "unknown statement '{name}'")
                 .with_offset(self.src, span.start as usize)),
         }
+    }
+
+    /// `{% extends t %}`, `{% include t [ignore missing] [with|without context] %}`,
+    /// `{% import t as m [with|without context] %}` and
+    /// `{% from t import a [as b], ... [with|without context] %}`, in jinja2's grammar. They
+    /// load templates, and the environment has no loader: reached, they fail as jinja2's do.
+    fn loader_stmt(&mut self, name: &str, span: Span) -> PResult<Stmt<'a>> {
+        let template = self.expression(true)?;
+        match name {
+            "include" => {
+                if self.is_name("ignore") && matches!(self.peek_at(1), Some(Tok::Name("missing"))) {
+                    self.pos += 2;
+                }
+                self.import_context();
+            }
+            "import" => {
+                if !self.eat_name("as") {
+                    return self.fail("'as'");
+                }
+                self.import_target()?;
+                self.import_context();
+            }
+            "from" => {
+                if !self.eat_name("import") {
+                    return self.fail("'import'");
+                }
+                let mut first = true;
+                loop {
+                    if !first {
+                        self.expect_op(Op::Comma)?;
+                    }
+                    first = false;
+                    if !matches!(self.peek(), Some(Tok::Name(_))) {
+                        return self.fail("a name");
+                    }
+                    if self.import_context() {
+                        break;
+                    }
+                    let at = self.span().start as usize;
+                    if self.import_target()?.starts_with('_') {
+                        return Err(err!(
+                            Syntax,
+                            "names starting with an underline can not be imported"
+                        )
+                        .with_offset(self.src, at));
+                    }
+                    if self.eat_name("as") {
+                        self.import_target()?;
+                    }
+                    if self.import_context() || !self.is_op(Op::Comma) {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.expect_block_end()?;
+        Ok(Stmt::NoLoader {
+            template,
+            span,
+            extends: name == "extends",
+        })
+    }
+
+    /// `with context` / `without context` after an import or include, when there.
+    fn import_context(&mut self) -> bool {
+        let here = self.is_name("with") || self.is_name("without");
+        let hit = here && matches!(self.peek_at(1), Some(Tok::Name("context")));
+        if hit {
+            self.pos += 2;
+        }
+        hit
+    }
+
+    /// The name an import binds (not a constant's).
+    fn import_target(&mut self) -> PResult<&'a str> {
+        let at = self.span().start as usize;
+        let n = self.expect_name()?;
+        if matches!(n, "true" | "false" | "none" | "True" | "False" | "None") {
+            return Err(err!(Syntax, "can't assign to '{n}'").with_offset(self.src, at));
+        }
+        Ok(n)
     }
 
     fn for_stmt(&mut self, span: Span) -> PResult<Stmt<'a>> {
@@ -812,6 +928,7 @@ impl<'a> Parser<'a> {
                 ExprKind::Lit(Lit::Str(self.arena.alloc_str(&text)))
             }
             Tok::Int(i) => ExprKind::Lit(Lit::Int(i)),
+            Tok::BigInt(t) => ExprKind::Lit(Lit::BigInt(t)),
             Tok::Float(f) => ExprKind::Lit(Lit::Float(f)),
             Tok::Op(Op::LParen) => {
                 if self.eat_op(Op::RParen) {
@@ -973,6 +1090,11 @@ impl<'a> Parser<'a> {
             if let (Some(Tok::Name(n)), Some(Tok::Op(Op::Assign))) = (self.peek(), self.peek_at(1))
             {
                 let n = *n;
+                if kw.iter().any(|(k, _)| *k == n) {
+                    // Python refuses the call when it compiles it, as jinja2 does.
+                    return Err(err!(Syntax, "keyword argument repeated: {n}")
+                        .with_offset(self.src, self.span().start as usize));
+                }
                 self.pos += 2;
                 kw.push((n, self.expression(true)?));
             } else {
@@ -1080,7 +1202,7 @@ impl<'a> Parser<'a> {
     fn test_arg_follows(&self) -> bool {
         match self.peek() {
             Some(Tok::Name(n)) => !matches!(*n, "else" | "or" | "and"),
-            Some(Tok::Str(_) | Tok::Int(_) | Tok::Float(_)) => true,
+            Some(Tok::Str(_) | Tok::Int(_) | Tok::BigInt(_) | Tok::Float(_)) => true,
             Some(Tok::Op(Op::LBracket | Op::LBrace)) => true,
             _ => false,
         }
@@ -1116,6 +1238,7 @@ fn describe(tok: Option<&Tok<'_>>) -> String {
         Some(Tok::Name(n)) => format!("'{n}'"),
         Some(Tok::Str(_)) => "a string".into(),
         Some(Tok::Int(i)) => format!("'{}'", i.get()),
+        Some(Tok::BigInt(t)) => format!("'{t}'"),
         Some(Tok::Float(f)) => format!("'{f}'"),
         Some(Tok::Op(o)) => format!("'{}'", o.as_str()),
     }

@@ -157,6 +157,25 @@ impl<'a> Ctx<'a> {
         Ok(self.big_from_digits(sign == Sign::Minus, &digits))
     }
 
+    /// The int an integer literal beyond 128 bits denotes (`0x`/`0o`/`0b` prefixes and
+    /// `_` separators as Python reads them), bounded as every int is.
+    pub(crate) fn big_literal(&self, text: &str) -> VResult<'a> {
+        let (digits, radix) = match text.as_bytes().get(1) {
+            Some(b'x' | b'X') => (&text[2..], 16),
+            Some(b'o' | b'O') => (&text[2..], 8),
+            Some(b'b' | b'B') => (&text[2..], 2),
+            _ => (text, 10),
+        };
+        let digits: String = digits.chars().filter(|c| *c != '_').collect();
+        if digits.len() as u64 > MAX_DIGITS * 4 {
+            return Err(too_many_digits());
+        }
+        match BigInt::parse_bytes(digits.as_bytes(), radix) {
+            Some(n) => self.big(n),
+            None => Err(err!(Syntax, "invalid integer literal '{text}'")),
+        }
+    }
+
     /// A big int from its sign and magnitude digits (outside the `i64` range).
     pub(crate) fn big_from_digits(&self, negative: bool, digits: &[u32]) -> Value<'a> {
         let digits = self.arena.alloc_slice_copy(digits);

@@ -32,6 +32,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Callable::Cycle(l) => cycle(l.index0.get(), args)?,
             },
             Value::Undefined(_) => return Err(ops::undefined_error(&callee)),
+            Value::Loop(l) => return self.call_loop(l, args, kwargs, pc),
             other => return Err(err!(Type, "'{}' object is not callable", other.type_name())),
         };
         self.stack.push(v);
@@ -76,6 +77,45 @@ impl<'a, 'o> Vm<'a, 'o> {
         self.call(f, args, kwargs, pc)
     }
 
+    /// A loop object called, under any name (`{% set parent = loop %}...{{ parent(items) }}`):
+    /// a running recursive loop runs again over `items` one level deeper, as jinja2's
+    /// `LoopContext.__call__` does; any other loop is refused.
+    fn call_loop(
+        &mut self,
+        l: &'a crate::value::LoopState<'a>,
+        args: &[Value<'a>],
+        kwargs: &[(&'a str, Value<'a>)],
+        pc: &mut usize,
+    ) -> Result<(), Error> {
+        let recurse = self
+            .loops
+            .iter()
+            .rev()
+            .find(|r| r.state.is_some_and(|s| std::ptr::eq(s, l)))
+            .and_then(|r| r.recurse);
+        let Some(f) = recurse else {
+            return Err(err!(
+                Type,
+                "The loop must be marked as 'recursive' to call it."
+            ));
+        };
+        if let Some((name, _)) = kwargs.first() {
+            return Err(err!(
+                Type,
+                "LoopContext.__call__() got an unexpected keyword argument '{name}'"
+            ));
+        }
+        let [items] = args else {
+            return Err(err!(
+                Type,
+                "LoopContext.__call__() takes 2 positional arguments but {} were given",
+                args.len() + 1
+            ));
+        };
+        let depth = i64::try_from(l.depth).unwrap_or(i64::MAX).saturating_add(1);
+        self.call(f, &[*items, Value::Int(depth)], &[], pc)
+    }
+
     fn enter_macro(
         &mut self,
         id: u32,
@@ -97,14 +137,6 @@ impl<'a, 'o> Vm<'a, 'o> {
         let params = &info.params;
         let has_varargs = info.varargs_slot != NONE16;
         let has_kwargs = info.kwargs_slot != NONE16;
-        if args.len() > params.len() && !has_varargs {
-            return Err(err!(
-                Type,
-                "macro '{}' takes not more than {} argument(s)",
-                info.name,
-                params.len()
-            ));
-        }
         let base = self.slots.len();
         self.slots
             .resize(base + info.slots as usize, Value::UNDEFINED);
@@ -120,7 +152,13 @@ impl<'a, 'o> Vm<'a, 'o> {
         }
         let mut extra_kw: Vec<(Value<'a>, Value<'a>)> = Vec::new();
         for (name, v) in kwargs {
-            match params.iter().position(|p| &prog.strs[*p as usize] == *name) {
+            // jinja2 looks keywords up only for the parameters the positional arguments left
+            // unbound; a keyword naming a bound one is an unknown keyword.
+            match params
+                .iter()
+                .position(|p| &prog.strs[*p as usize] == *name)
+                .filter(|i| *i >= args.len())
+            {
                 Some(i) => {
                     self.slots[base + i] = *v;
                     bound |= 1 << (i & 63);
@@ -146,6 +184,15 @@ impl<'a, 'o> Vm<'a, 'o> {
                     ));
                 }
             }
+        }
+        if args.len() > params.len() && !has_varargs {
+            self.slots.truncate(base);
+            return Err(err!(
+                Type,
+                "macro '{}' takes not more than {} argument(s)",
+                info.name,
+                params.len()
+            ));
         }
         if has_kwargs {
             self.slots[base + usize::from(info.kwargs_slot)] =

@@ -462,6 +462,7 @@ pub(crate) fn resume<'a>(
         next: 0,
         base: cp.done,
         state: Some(state),
+        recurse: None,
     });
     if let Some(w) = watch {
         vm.watch_pc = w.pc;

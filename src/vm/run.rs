@@ -18,6 +18,9 @@ pub(super) struct LoopRun<'a> {
     /// is `base + next`.
     pub(super) base: usize,
     pub(super) state: Option<&'a LoopState<'a>>,
+    /// A recursive loop's function (called with the items and the depth), which calling
+    /// the loop object runs one level deeper; None for a loop that is not recursive.
+    pub(super) recurse: Option<Value<'a>>,
 }
 
 /// A macro call in progress (the template body is frame 0).
@@ -273,6 +276,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                         Const::Bool(b) => Value::Bool(b),
                         Const::Int(i) => Value::Int(i),
                         Const::Big(i) => ctx.int(i),
+                        Const::BigText(i) => ctx.big_literal(&prog.strs[i as usize])?,
                         Const::Float(f) => Value::Float(f),
                     };
                     self.push(v);
@@ -564,12 +568,15 @@ impl<'a, 'o> Vm<'a, 'o> {
                     self.stack.extend(items.iter().rev().copied());
                 }
                 Instr::IterInit(slot) | Instr::IterInitAt(slot) => {
-                    let depth = match instr {
-                        Instr::IterInitAt(_) => match self.pop() {
-                            Value::Int(d) => usize::try_from(d).unwrap_or(1),
-                            _ => 1,
-                        },
-                        _ => 1,
+                    let (depth, recurse) = match instr {
+                        Instr::IterInitAt(_) => {
+                            let depth = match self.pop() {
+                                Value::Int(d) => usize::try_from(d).unwrap_or(1),
+                                _ => 1,
+                            };
+                            (depth, Some(self.pop()))
+                        }
+                        _ => (1, None),
                     };
                     let v = self.pop();
                     let items = ops::iterate(ctx, v)?;
@@ -592,6 +599,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                         next: 0,
                         base: 0,
                         state,
+                        recurse,
                     });
                 }
                 Instr::Iter(t) => {
@@ -784,7 +792,11 @@ fn key_read<'a>(
 
 /// `obj.name`: the attributes of macros here, everything else by Python's rules.
 fn attr<'a>(ctx: &Ctx<'a>, prog: &'a Program, obj: Value<'a>, name: &'a str) -> VResult<'a> {
-    if let Value::Callable(Callable::Macro { id, .. }) = obj {
+    if let Value::Callable(Callable::Macro { id, name: own, .. }) = obj {
+        if name == "name" {
+            // A call block's `caller` is anonymous: its name is None.
+            return Ok(own.map_or(Value::None, Value::Str));
+        }
         if let Some(v) = super::call::macro_attr(ctx, prog, *id, name) {
             return Ok(v);
         }

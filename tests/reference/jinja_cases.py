@@ -580,6 +580,101 @@ def cases():
     ]
     for i, src in enumerate(stmt_rec):
         add(f"stmt/recursive/{i:02d}", src)
+
+    # ---- integer literals beyond 64 and 128 bits (Python ints are unbounded) -----------------
+    exprs("expr/bigint", [
+        "10234237582375823572357238572385723582375827582375238572385723857238572385723523758",
+        "340282366920938463463374607431768211455",
+        "-170141183460469231731687303715884105728",
+        "170141183460469231731687303715884105728 - 1",
+        "0x1ffffffffffffffffffffffffffffffff",
+        "0o7777777777777777777777777777777777777777777777777",
+        "0b1_0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "1_000_000_000_000_000_000_000_000_000_000_000_000_000",
+        "-340282366920938463463374607431768211455 * 2",
+        "99999999999999999999999999999999999999999999 // 7",
+        "99999999999999999999999999999999999999999999 % 97",
+        "99999999999999999999999999999999999999999999 / 3",
+        "(99999999999999999999999999999999999999999999)|string|length",
+        "99999999999999999999999999999999999999999999 > 1",
+        "99999999999999999999999999999999999999999999 == 99999999999999999999999999999999999999999999",
+        "[340282366920938463463374607431768211456]|tojson",
+        "340282366920938463463374607431768211456|float",
+        "340282366920938463463374607431768211456 is number",
+        "'%d'|format(340282366920938463463374607431768211456)",
+        "[1, 2][340282366920938463463374607431768211456]",
+        "'x' * 340282366920938463463374607431768211456",
+        "340282366920938463463374607431768211456 - 340282366920938463463374607431768211455",
+    ])
+
+    # ---- macro argument binding, caller and macro attributes ---------------------------------
+    mac = "{% macro two(a, b) %}[{{ a }},{{ b }}]{% endmacro %}"
+    macv = "{% macro kw(a, b=2) %}[{{ a }},{{ b }},{{ kwargs }},{{ varargs }}]{% endmacro %}"
+    stmt_bind = [
+        mac + "{{ two(1, a=2) }}",
+        mac + "{{ two(1, 2, 3) }}",
+        mac + "{{ two(1, 2, 3, a=4) }}",
+        mac + "{{ two(1, c=3) }}",
+        mac + "{{ two(b=1, a=2) }}",
+        mac + "{{ two(1, b=2) }}",
+        mac + "{{ two(a=1, a=2) }}",
+        mac + "{{ two() }}",
+        mac + "{{ two(1, caller=2) }}",
+        macv + "{{ kw(1, a=5) }}",
+        macv + "{{ kw(1, 2, 3, b=4) }}",
+        macv + "{{ kw(1, 2, 3, c=4) }}",
+        macv + "{{ kw(b=0, a=1) }}",
+        "{% macro info(a, b) %}{{ caller.name }}|{{ caller.arguments }}|{{ caller.caller }}|{{ caller.catch_kwargs }}|{{ caller.catch_varargs }}|{{ caller(a, b) }}{% endmacro %}{% call(a, b) info(1, 2) %}{{ a }}{{ b }}{% endcall %}",
+        "{% macro info() %}{{ caller.name is none }}{{ caller }}{% endmacro %}{% call info() %}x{% endcall %}",
+        "{% macro info() %}{{ caller() }}{% endmacro %}{% call info() %}{{ caller is defined }}{% endcall %}",
+        "{% macro m(a, b=1) %}{{ caller is defined }}{% endmacro %}{{ m.name }}|{{ m.arguments }}|{{ m.caller }}|{{ m.catch_kwargs }}|{{ m.catch_varargs }}|{{ m }}",
+        "{% macro m() %}{{ caller() }}{{ varargs }}{{ kwargs }}{% endmacro %}{{ m.name }}|{{ m.arguments }}|{{ m.caller }}|{{ m.catch_kwargs }}|{{ m.catch_varargs }}",
+        "{% macro outer() %}{{ caller.name }}{% endmacro %}{% call outer() %}{% endcall %}",
+    ]
+    for i, src in enumerate(stmt_bind):
+        add(f"stmt/macro_bind/{i:02d}", src)
+
+    # ---- a loop object under another name -----------------------------------------------------
+    stmt_alias = [
+        "{% for n in tree recursive %}{% set parent = loop %}{{ n.name }}({% for c in [1] %}{{ parent(n.children) }}{% endfor %}){% endfor %}",
+        "{% for n in tree recursive %}{% set p = loop %}{{ n.name }}{{ loop.depth }}[{{ p(n.children) }}]{% endfor %}",
+        "{% for n in tree recursive %}{% set p = loop %}{% for c in n.children %}{{ c.name }}{{ p(c.children) }}{% endfor %};{% endfor %}",
+        "{% for n in tree recursive %}{% set p = loop %}{{ p(n.children, 1) }}{% endfor %}",
+        "{% for n in tree recursive %}{% set p = loop %}{{ p(items=n.children) }}{% endfor %}",
+        "{% for n in tree recursive %}{% set p = loop %}{{ p() }}{% endfor %}",
+        "{% for x in l %}{% set p = loop %}{{ p([]) }}{% endfor %}",
+        "{% macro walk(lp, items) %}{{ lp(items) }}{% endmacro %}{% for n in tree recursive %}{{ n.name }}{{ walk(loop, n.children) }}{% endfor %}",
+        "{% for n in tree recursive %}{% set p = loop %}{% for c in n.children recursive %}{{ c.name }}{{ loop.depth }}{{ p(c.children) }}{% endfor %}{% endfor %}",
+        "{% for n in tree recursive %}{{ n.name }}{{ [loop][0](n.children) }}{% endfor %}",
+    ]
+    for i, src in enumerate(stmt_alias):
+        add(f"stmt/loop_alias/{i:02d}", src)
+
+    # ---- extends/include/import/from: no loader, so an error only when reached ----------------
+    stmt_loader = [
+        "before\n{% if no %}\n  {% extends 'something.html' %}\n{% endif %}\nand after\n",
+        "a{% if no %}{% include 'b.html' %}{% endif %}b",
+        "a{% if no %}{% include 'b.html' ignore missing with context %}{% endif %}b",
+        "a{% if no %}{% include ['b.html', 'c.html'] without context %}{% endif %}b",
+        "a{% if no %}{% import 'm.html' as m with context %}{% endif %}b{{ m is defined }}",
+        "a{% if no %}{% from 'm.html' import x, y as z without context %}{% endif %}b",
+        "a{% if no %}{% from 'm.html' import x, %}{% endif %}b",
+        "a{% for x in empty %}{% extends x %}{% endfor %}b",
+        "{% macro m() %}{% include 'x' %}{% endmacro %}ok",
+        "a{% extends 'b.html' %}b",
+        "{% include 'b.html' ignore missing %}ok",
+        "{% if t %}{% include s %}{% endif %}",
+        "{% from 'm.html' import x with context %}",
+        "{% if no %}{% from 'm.html' import _x %}{% endif %}",
+        "{% if no %}{% from 'm.html' import %}{% endif %}",
+        "{% if no %}{% import 'm.html' %}{% endif %}",
+        "{% if no %}{% import 'm.html' as none %}{% endif %}",
+        "{% if no %}{% include 'm.html' ignore %}{% endif %}",
+        "{% if no %}{% extends %}{% endif %}",
+        "{% if no %}{% extends 'a' 'b' %}{% endif %}",
+    ]
+    for i, src in enumerate(stmt_loader):
+        add(f"stmt/loader/{i:02d}", src)
     return out
 
 
