@@ -38,14 +38,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "vllm-tool_chat_template_muse_glimmer.jinja",
         "each call is a message of its own (<|start|>assistant to=NAME<|message|>…<|eom|>)",
     ),
-    (
-        "vllm-tool_chat_template_hunyuan_a13b.jinja",
-        "history turns start with 助手： which the generation prompt does not write",
-    ),
-    (
-        "vllm-tool_chat_template_llama4_json.jinja",
-        "writes content then JSON calls; the llama4 format reads JSON calls only at the start",
-    ),
 ];
 
 /// Templates whose render cannot be parsed back by any parser, and why.
