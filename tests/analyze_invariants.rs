@@ -39,6 +39,7 @@ fn spec(tools: ToolCallSpec, think: bool, content: Option<Markers>) -> FormatSpe
         channels: None,
         confidence: 1.0,
         notes: vec![],
+        messages: None,
     }
 }
 

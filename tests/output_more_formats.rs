@@ -305,11 +305,19 @@ fn hunyuan_role_label_starts_the_answer() {
     // history turns show it, the generation prompt does not write it).
     let m = check("hunyuan", false, "助手：Here is the answer.");
     assert_eq!(m.content, "Here is the answer.");
-    let m = check("hunyuan", false, "<think>hm</think>\n<answer>\n助手：好的</answer>");
+    let m = check(
+        "hunyuan",
+        false,
+        "<think>hm</think>\n<answer>\n助手：好的</answer>",
+    );
     assert_eq!((m.reasoning.as_str(), m.content.trim()), ("hm", "好的"));
     // Elsewhere the label is text.
     let m = check("hunyuan", false, "I said 助手：hi.");
     assert_eq!(m.content, "I said 助手：hi.");
-    let m = check("hunyuan", false, "Checking.<tool_calls>[{\"name\": \"now\", \"arguments\": {}}]</tool_calls>");
+    let m = check(
+        "hunyuan",
+        false,
+        "Checking.<tool_calls>[{\"name\": \"now\", \"arguments\": {}}]</tool_calls>",
+    );
     assert_eq!((m.content.as_str(), m.tool_calls.len()), ("Checking.", 1));
 }

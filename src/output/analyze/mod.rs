@@ -17,6 +17,7 @@
 //! ```
 
 mod check;
+mod messages;
 mod parser;
 mod probe;
 mod reasoning;
@@ -78,9 +79,18 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
     let eot = found.end_of_turn.clone();
     let kw = found.kwargs.clone();
     let close = found.reasoning.markers.as_ref().map(|m| m.close.clone());
-    let tools = tools::analyze(&p, eot.as_deref(), close.as_deref(), &kw);
+    let mut tools = tools::analyze(&p, eot.as_deref(), close.as_deref(), &kw);
     let mut cases = Vec::new();
     let plain = p.assistant(&turn(None, CONTENT), &kw);
+    // Reasoning, the answer and each call as messages of their own: the calls are described
+    // with the message headers taken out.
+    let layout = plain
+        .as_ref()
+        .and_then(|pl| message_layout(&p, &pl.assistant, tools.as_ref(), eot.as_deref(), &kw));
+    if let Some(ms) = &layout {
+        let clean = |t: &str| messages::strip_headers(t, ms);
+        tools = tools::analyze_cleaned(&p, eot.as_deref(), None, &kw, &clean);
+    }
     if let Some(r) = &plain {
         cases.push(Case::new(&r.assistant, eot.as_deref(), "", CONTENT, &[]));
     }
@@ -131,9 +141,16 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
         channels,
         confidence: 0.0,
         notes,
+        messages: None,
     };
     if spec.channels.is_some() {
         spec.reasoning = ReasoningSpec::default();
+    }
+    if layout.is_some() {
+        // Reasoning and the answer are messages, not marked regions.
+        spec.reasoning = ReasoningSpec::default();
+        spec.content = None;
+        spec.messages = layout;
     }
     spec.format = check::name(&spec, &cases).map(str::to_string);
     match Format::from_spec(&spec) {
@@ -161,6 +178,28 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
     Analysis { spec, cases }
 }
 
+/// The message layout of the template, from the answer-only turn `plain`, a turn with
+/// reasoning and the calls' turn (the one tool analysis rendered).
+fn message_layout(
+    p: &Prober<'_>,
+    plain: &str,
+    tools: Option<&tools::Found>,
+    eot: Option<&str>,
+    kw: &[(&str, Value)],
+) -> Option<crate::output::spec::MessageSpec> {
+    let reasoned = p
+        .assistant(&turn(Some(REASONING), CONTENT), kw)
+        .map(|r| r.assistant)
+        .filter(|a| a.contains(REASONING));
+    let called = tools
+        .and_then(|t| p.assistant(&t.turn, kw))
+        .map(|r| r.assistant);
+    let names: Vec<&str> = tools
+        .map(|t| t.turn.calls.iter().map(|c| c.name.as_str()).collect())
+        .unwrap_or_default();
+    messages::layout(plain, reasoned.as_deref(), called.as_deref(), &names, eot)
+}
+
 fn turn(reasoning: Option<&str>, content: &str) -> probe::Turn {
     probe::Turn {
         reasoning: reasoning.map(str::to_string),
@@ -181,6 +220,7 @@ fn defeated(why: &str) -> Analysis {
             channels: None,
             confidence: 0.0,
             notes: vec![why.to_string()],
+            messages: None,
         },
         cases: Vec::new(),
     }
@@ -347,6 +387,46 @@ mod tests {
         let f = Format::for_spec(&spec).unwrap();
         let msg = crate::output::parse(&f, "<think>hm</think>Hi");
         assert_eq!((msg.reasoning.as_str(), msg.content.as_str()), ("hm", "Hi"));
+    }
+
+    #[test]
+    fn calls_as_messages_of_their_own() {
+        // Muse's layout with other markers and JSON call bodies: each call is a message
+        // addressed to the function.
+        let src = "{% for m in messages %}<|begin|>{{ m.role }}{% if m.role == 'assistant' %}\
+            {% if m.reasoning_content %} @think<|body|>{{ m.reasoning_content }}<|done|><|begin|>assistant{% endif %}\
+            {% if m.tool_calls %}{% for c in m.tool_calls %}{% if not loop.first %}<|done|><|begin|>assistant{% endif %}\
+             @{{ c.function.name }}<|body|>{{ {'name': c.function.name, 'arguments': c.function.arguments} | tojson }}\
+            {% endfor %}{% else %} @user<|body|>{{ m.content }}{% endif %}\
+            {% else %}<|body|>{{ m.content }}{% endif %}<|done|>{% endfor %}\
+            {% if add_generation_prompt %}<|begin|>assistant{% endif %}";
+        let t = ChatTemplate::new("default", src, Map::new()).unwrap();
+        let spec = analyze(&t);
+        let ms = spec.messages.as_ref().expect("a message layout");
+        assert_eq!(ms.message_start, "<|begin|>assistant");
+        assert_eq!(ms.recipient_prefix, " @");
+        assert_eq!(ms.message_marker, "<|body|>");
+        assert_eq!(ms.reasoning_recipient.as_deref(), Some("think"));
+        assert_eq!(ms.content_recipients, vec!["user"]);
+        assert!(spec.reasoning.markers.is_none() && spec.content.is_none());
+        assert!(matches!(
+            spec.tools.as_ref().map(|t| &t.syntax),
+            Some(crate::output::spec::CallSyntax::JsonObject { .. })
+        ));
+        let f = Format::from_spec(&spec).unwrap();
+        let out = " @think<|body|>hm<|done|><|begin|>assistant @f<|body|>{\"name\": \"f\", \"arguments\": {\"a\": 1}}\
+                   <|done|><|begin|>assistant @g<|body|>{\"name\": \"g\", \"arguments\": {}}<|done|>";
+        let msg = crate::output::parse(&f, out);
+        assert_eq!(msg.reasoning, "hm");
+        assert_eq!(msg.content, "");
+        let calls: Vec<_> = msg
+            .tool_calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.arguments.as_str()))
+            .collect();
+        assert_eq!(calls, vec![("f", "{\"a\": 1}"), ("g", "{}")]);
+        let msg = crate::output::parse(&f, " @user<|body|>Hi there.<|done|>");
+        assert_eq!(msg.content, "Hi there.");
     }
 
     #[test]
