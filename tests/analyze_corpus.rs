@@ -24,11 +24,7 @@ const USER: &str = "Weather in Lyon, and search rust peg?";
 
 /// Templates the analysis does not yet handle, and why: they are counted as failures and
 /// the test checks that exactly these fail (a fix or a new failure shows up).
-const KNOWN_FAILURES: &[(&str, &str)] = &[(
-    "Kimi-K3.jinja",
-    "markers written as <|open|>NAME<|sep|> … <|close|>NAME<|sep|>: the marker segmentation \
-         splits them at <|sep|>",
-)];
+const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 /// Templates whose render cannot be parsed back by any parser, and why.
 const QUIRKS: &[(&str, &str)] = &[
