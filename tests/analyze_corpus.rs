@@ -27,24 +27,7 @@ const USER: &str = "Weather in Lyon, and search rust peg?";
 const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 /// Templates whose render cannot be parsed back by any parser, and why.
-const QUIRKS: &[(&str, &str)] = &[
-    (
-        "vllm-tool_chat_template_llama3.2_pythonic.jinja",
-        "writes string arguments unquoted (location=Lyon, France)",
-    ),
-    (
-        "vllm-tool_chat_template_toolace.jinja",
-        "writes string arguments unquoted (location=Lyon, France)",
-    ),
-    (
-        "ServiceNow-AI-Apriel-1.5-15b-Thinker.jinja",
-        "writes object arguments in Python repr ({'location': 'Lyon, France', 'hourly': True})",
-    ),
-    (
-        "vllm-tool_chat_template_gemma3_pythonic.jinja",
-        "writes no comma between keyword arguments (location=\"Lyon, France\"unit=...)",
-    ),
-];
+const QUIRKS: &[(&str, &str)] = &[];
 
 fn tools() -> Value {
     json!([

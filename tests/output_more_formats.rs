@@ -321,3 +321,31 @@ fn hunyuan_role_label_starts_the_answer() {
     );
     assert_eq!((m.content.as_str(), m.tool_calls.len()), ("Checking.", 1));
 }
+
+#[test]
+fn template_bugs_in_call_arguments_are_recovered() {
+    // Unquoted string values (vLLM's llama3.2_pythonic and toolace templates): a bare value
+    // runs to the next `, KEY=` or the closing parenthesis.
+    let m = check(
+        "pythonic",
+        false,
+        "[get_weather(city=Lyon, France, days=3, hourly=True), now()]",
+    );
+    assert_eq!(
+        args(&m, 0),
+        json!({"city": "Lyon, France", "days": 3, "hourly": true})
+    );
+    assert_eq!(m.tool_calls[1].name, "now");
+    // No comma between keyword arguments (vLLM's gemma3_pythonic template).
+    let m = check("pythonic", false, "[search(q=\"a, b\"limit=5score=0.5)]");
+    assert_eq!(args(&m, 0), json!({"q": "a, b", "limit": 5, "score": 0.5}));
+    // An argument still missing its value is malformed.
+    let m = check("pythonic", false, "[f(a=1, b=)]");
+    assert_eq!(m.malformed, 1);
+    // Arguments written as a Python dict inside JSON call objects (Apriel's template).
+    let m = check("jamba", false, "<tool_calls>[{\"name\": \"get_weather\", \"arguments\": {'city': 'Lyon', 'hourly': True, 'n': None}}]</tool_calls>");
+    assert_eq!(
+        args(&m, 0),
+        json!({"city": "Lyon", "hourly": true, "n": null})
+    );
+}
