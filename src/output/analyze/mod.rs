@@ -126,7 +126,11 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
                 };
                 cases.push(Case::new(&r.assistant, end, "", content, &t.turn.calls));
             }
-            tool_spec = Some(t.spec);
+            let mut ts = t.spec;
+            if let Some(c) = &found.content {
+                strip_empty_content(&mut ts, c);
+            }
+            tool_spec = Some(ts);
         }
         None => {
             notes.push("no tool-call syntax: the template does not render the probe calls".into())
@@ -176,6 +180,38 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
     }
     spec.confidence = confidence.clamp(0.0, 1.0);
     Analysis { spec, cases }
+}
+
+/// Takes out of the calls' opening marker an empty answer the probe with no content left
+/// before them: the content's opening marker (a role label such as `助手：`, which a turn
+/// with calls need not write) or an empty wrapper (`<|open|>response<|sep|><|close|>response<|sep|>`).
+fn strip_empty_content(
+    t: &mut crate::output::spec::ToolCallSpec,
+    c: &crate::output::spec::Markers,
+) {
+    let strip = |open: &str| -> Option<String> {
+        let rest = open.trim_start().strip_prefix(c.open.trim())?.trim_start();
+        let rest = match c.close.trim() {
+            "" => rest,
+            close => rest.strip_prefix(close)?,
+        };
+        Some(rest.trim_start().to_string())
+    };
+    if c.open.trim().is_empty() {
+        return;
+    }
+    if let Some(sec) = &mut t.section {
+        if let Some(rest) = strip(&sec.open) {
+            sec.open = rest;
+        }
+        if sec.open.is_empty() && sec.close.trim().is_empty() {
+            t.section = None;
+        }
+    } else if let Some(call) = &mut t.call {
+        if let Some(rest) = strip(&call.open) {
+            call.open = rest;
+        }
+    }
 }
 
 /// The message layout of the template, from the answer-only turn `plain`, a turn with
@@ -427,6 +463,29 @@ mod tests {
         assert_eq!(calls, vec![("f", "{\"a\": 1}"), ("g", "{}")]);
         let msg = crate::output::parse(&f, " @user<|body|>Hi there.<|done|>");
         assert_eq!(msg.content, "Hi there.");
+    }
+
+    #[test]
+    fn a_role_label_the_history_writes_is_read_when_the_model_writes_it() {
+        // Hunyuan A13B's twist with another label: history turns start the answer with a
+        // role label the generation prompt does not write (the model writes it).
+        let src =
+            "{% for m in messages %}<|{{ m.role }}|>{% if m.role == 'assistant' %}Bot: {% endif %}\
+            {{ m.content }}{% for c in m.tool_calls or [] %}<call>{{ {'name': c.function.name, \
+            'arguments': c.function.arguments} | tojson }}</call>{% endfor %}<|end|>{% endfor %}\
+            {% if add_generation_prompt %}<|assistant|>{% endif %}";
+        let t = ChatTemplate::new("default", src, Map::new()).unwrap();
+        let spec = analyze(&t);
+        assert_eq!(spec.content.as_ref().map(|m| m.open.as_str()), Some("Bot:"));
+        let f = Format::for_spec(&spec).unwrap();
+        for out in ["Bot: Hello.", "Hello."] {
+            assert_eq!(crate::output::parse(&f, out).content, "Hello.", "{out}");
+        }
+        let m = crate::output::parse(
+            &f,
+            "Bot: On it.<call>{\"name\": \"f\", \"arguments\": {}}</call>",
+        );
+        assert_eq!((m.content.as_str(), m.tool_calls.len()), ("On it.", 1));
     }
 
     #[test]
