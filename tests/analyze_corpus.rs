@@ -24,49 +24,10 @@ const USER: &str = "Weather in Lyon, and search rust peg?";
 
 /// Templates the analysis does not yet handle, and why: they are counted as failures and
 /// the test checks that exactly these fail (a fix or a new failure shows up).
-const KNOWN_FAILURES: &[(&str, &str)] = &[
-    (
-        "Kimi-K3.jinja",
-        "markers written as <|open|>NAME<|sep|> … <|close|>NAME<|sep|>: the marker segmentation \
-         splits them at <|sep|>",
-    ),
-    (
-        "muse-glimmer.jinja",
-        "each call is a message of its own (<|start|>assistant to=NAME<|message|>…<|eom|>)",
-    ),
-    (
-        "vllm-tool_chat_template_muse_glimmer.jinja",
-        "each call is a message of its own (<|start|>assistant to=NAME<|message|>…<|eom|>)",
-    ),
-    (
-        "vllm-tool_chat_template_hunyuan_a13b.jinja",
-        "history turns start with 助手： which the generation prompt does not write",
-    ),
-    (
-        "vllm-tool_chat_template_llama4_json.jinja",
-        "writes content then JSON calls; the llama4 format reads JSON calls only at the start",
-    ),
-];
+const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 /// Templates whose render cannot be parsed back by any parser, and why.
-const QUIRKS: &[(&str, &str)] = &[
-    (
-        "vllm-tool_chat_template_llama3.2_pythonic.jinja",
-        "writes string arguments unquoted (location=Lyon, France)",
-    ),
-    (
-        "vllm-tool_chat_template_toolace.jinja",
-        "writes string arguments unquoted (location=Lyon, France)",
-    ),
-    (
-        "ServiceNow-AI-Apriel-1.5-15b-Thinker.jinja",
-        "writes object arguments in Python repr ({'location': 'Lyon, France', 'hourly': True})",
-    ),
-    (
-        "vllm-tool_chat_template_gemma3_pythonic.jinja",
-        "writes no comma between keyword arguments (location=\"Lyon, France\"unit=...)",
-    ),
-];
+const QUIRKS: &[(&str, &str)] = &[];
 
 fn tools() -> Value {
     json!([

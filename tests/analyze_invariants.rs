@@ -40,6 +40,7 @@ fn spec(tools: ToolCallSpec, think: bool, content: Option<Markers>) -> FormatSpe
         confidence: 1.0,
         notes: vec![],
         prompt_prefix: None,
+        messages: None,
     }
 }
 

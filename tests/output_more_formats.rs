@@ -166,6 +166,15 @@ fn llama4_wrapped_pythonic_and_template_json() {
     assert_eq!(m.content, "Checking.");
     assert_eq!(m.tool_calls.len(), 2);
     assert_eq!(m.tool_calls[1].arguments, "{}");
+    // vLLM's llama4_json template: content, then JSON calls (its parser reads a call
+    // object anywhere); a JSON object without a "name" key stays text.
+    let m = check("llama4", false, "Let me check.{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}{\"name\": \"now\", \"parameters\": {}}<|eot|>");
+    assert_eq!(m.content, "Let me check.");
+    assert_eq!(m.tool_calls.len(), 2);
+    assert_eq!(m.tool_calls[0].arguments, "{\"city\": \"Paris\"}");
+    let m = check("llama4", false, "Use {\"a\": 1} or {} here.");
+    assert_eq!(m.content, "Use {\"a\": 1} or {} here.");
+    assert!(m.tool_calls.is_empty());
     // Bare list, plain text, and a broken list.
     let m = check("llama4", false, "[f()] ok");
     assert_eq!(
@@ -288,4 +297,55 @@ fn internlm2_and_phi4_mini() {
     assert_eq!(m.content, "");
     let m = check("phi4-mini", false, "functools[{\"name\": 1}]");
     assert!(m.malformed >= 1 && m.tool_calls.is_empty(), "{m:?}");
+}
+
+#[test]
+fn hunyuan_role_label_starts_the_answer() {
+    // Hunyuan A13B's template tells the model to begin a text answer with 助手： (its
+    // history turns show it, the generation prompt does not write it).
+    let m = check("hunyuan", false, "助手：Here is the answer.");
+    assert_eq!(m.content, "Here is the answer.");
+    let m = check(
+        "hunyuan",
+        false,
+        "<think>hm</think>\n<answer>\n助手：好的</answer>",
+    );
+    assert_eq!((m.reasoning.as_str(), m.content.trim()), ("hm", "好的"));
+    // Elsewhere the label is text.
+    let m = check("hunyuan", false, "I said 助手：hi.");
+    assert_eq!(m.content, "I said 助手：hi.");
+    let m = check(
+        "hunyuan",
+        false,
+        "Checking.<tool_calls>[{\"name\": \"now\", \"arguments\": {}}]</tool_calls>",
+    );
+    assert_eq!((m.content.as_str(), m.tool_calls.len()), ("Checking.", 1));
+}
+
+#[test]
+fn template_bugs_in_call_arguments_are_recovered() {
+    // Unquoted string values (vLLM's llama3.2_pythonic and toolace templates): a bare value
+    // runs to the next `, KEY=` or the closing parenthesis.
+    let m = check(
+        "pythonic",
+        false,
+        "[get_weather(city=Lyon, France, days=3, hourly=True), now()]",
+    );
+    assert_eq!(
+        args(&m, 0),
+        json!({"city": "Lyon, France", "days": 3, "hourly": true})
+    );
+    assert_eq!(m.tool_calls[1].name, "now");
+    // No comma between keyword arguments (vLLM's gemma3_pythonic template).
+    let m = check("pythonic", false, "[search(q=\"a, b\"limit=5score=0.5)]");
+    assert_eq!(args(&m, 0), json!({"q": "a, b", "limit": 5, "score": 0.5}));
+    // An argument still missing its value is malformed.
+    let m = check("pythonic", false, "[f(a=1, b=)]");
+    assert_eq!(m.malformed, 1);
+    // Arguments written as a Python dict inside JSON call objects (Apriel's template).
+    let m = check("jamba", false, "<tool_calls>[{\"name\": \"get_weather\", \"arguments\": {'city': 'Lyon', 'hourly': True, 'n': None}}]</tool_calls>");
+    assert_eq!(
+        args(&m, 0),
+        json!({"city": "Lyon", "hourly": true, "n": null})
+    );
 }

@@ -27,7 +27,7 @@ pub use event::Event;
 pub use formats::{Format, GrammarError, ParserChoice};
 pub use message::{delta, Message, ToolCall};
 pub use spec::{
-    CallSyntax, ChannelSpec, FormatSpec, IdSpec, Markers, ReasoningMode, ReasoningSpec,
-    ToolCallSpec, ValueTyping,
+    CallSyntax, ChannelSpec, FormatSpec, IdSpec, Markers, MessageSpec, ReasoningMode,
+    ReasoningSpec, ToolCallSpec, ValueTyping,
 };
 pub use stream::{parse, parse_with, random_id_seed, Options, Reasoning, StreamParser};

@@ -35,6 +35,11 @@ pub struct FormatSpec {
     /// start after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_prefix: Option<String>,
+    /// The message layout of formats where reasoning, the answer and each call are messages
+    /// of their own, addressed to a recipient (Muse: `<|start|>assistant to=self<|message|>…`).
+    /// Absent in older descriptions (serde default).
+    #[serde(default)]
+    pub messages: Option<MessageSpec>,
 }
 
 /// An opening and a closing marker.
@@ -289,4 +294,26 @@ pub struct ChannelSpec {
     pub tool_channel: String,
     /// Precedes the called function's name in a header (` to=functions.`).
     pub recipient_prefix: String,
+}
+
+/// The message layout of formats where the assistant turn is a series of messages, each
+/// addressed to a recipient in its header: `<|start|>assistant to=self<|message|>…<|eom|>`
+/// (reasoning), `… to=user<|message|>…` (the answer), `… to=NAME<|message|>CALL<|eom|>` (a tool
+/// call: the recipient is the function, the body is one call as [`FormatSpec::tools`]
+/// describes it, markers included). The generation prompt writes the first `message_start`, so
+/// the output starts with the recipient.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageSpec {
+    /// Starts a message header (`<|start|>assistant`).
+    pub message_start: String,
+    /// Precedes the recipient in a header (` to=`).
+    pub recipient_prefix: String,
+    /// Separates the header from the message body (`<|message|>`).
+    pub message_marker: String,
+    /// Texts that end a message (`<|eom|>`, `<|eot|>`).
+    pub message_ends: Vec<String>,
+    /// The recipient of reasoning messages (`self`), when the format has reasoning.
+    pub reasoning_recipient: Option<String>,
+    /// The recipients of answer messages (`user`).
+    pub content_recipients: Vec<String>,
 }

@@ -174,14 +174,16 @@ pub(crate) fn passes(format: &Format, spec: &FormatSpec, cases: &[Case]) -> bool
     })
 }
 
-/// The hand-written format that gives back every case; among several, the one whose marker
-/// parameters occur most in the renders.
+/// The hand-written format that gives back every case; among several, the one whose own
+/// description's markers occur most in the renders.
 pub(crate) fn name(spec: &FormatSpec, cases: &[Case]) -> Option<&'static str> {
     let mut best: Option<(i64, &'static str)> = None;
     for s in SPECS.iter() {
-        // Formats that exist for other servers' parser names and have no description of
-        // their own (several repeat an older family's syntax) are not offered as names.
-        if crate::output::formats::WITHOUT_SPEC.contains(&s.name) {
+        // Formats with no description are not offered as names.
+        if crate::output::formats::WITHOUT_SPEC
+            .iter()
+            .any(|(n, _)| *n == s.name)
+        {
             continue;
         }
         let Ok(f) = Format::by_name(s.name) else {
@@ -190,22 +192,35 @@ pub(crate) fn name(spec: &FormatSpec, cases: &[Case]) -> Option<&'static str> {
         if !passes(&f, spec, cases) {
             continue;
         }
-        let mut score: i64 = s
-            .params
+        // The format's own description: its markers (reasoning aside: templates often render
+        // none) seen in the renders count for it, missing ones against it; the same
+        // end-of-turn marker breaks ties between formats that read the same syntax.
+        let own = f.spec();
+        let mut score: i64 = own_markers(&own)
             .iter()
-            .filter(|(k, v)| *k != "scan" && !v.is_empty())
-            .map(|(k, v)| {
-                if cases.iter().any(|c| c.text.contains(v)) {
+            .flat_map(|m| m.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .map(|m| {
+                if cases.iter().any(|c| c.text.contains(m.as_str())) {
                     2
-                } else if k.starts_with("think") {
-                    // Templates often render no reasoning: an unseen reasoning marker says
-                    // nothing.
-                    0
                 } else {
-                    -1
+                    -3
                 }
             })
             .sum();
+        if own.end_of_turn.is_some() && own.end_of_turn == spec.end_of_turn {
+            score += 2;
+        }
+        // A template without calls: a format without calls (which reads tool-call look-alikes
+        // as text).
+        if spec.tools.is_none() && own.tools.is_none() {
+            score += 3;
+        }
+        // The same kind of call syntax as the one derived.
+        if let (Some(a), Some(b)) = (&own.tools, &spec.tools) {
+            if std::mem::discriminant(&a.syntax) == std::mem::discriminant(&b.syntax) {
+                score += 2;
+            }
+        }
         // Formats sharing a grammar: the one whose description shows the spec's markers.
         score += spec_markers(spec)
             .iter()
@@ -248,6 +263,33 @@ fn spec_markers(spec: &FormatSpec) -> Vec<String> {
     if let crate::output::spec::IdSpec::Marked { prefix, suffix, .. } = &t.id {
         out.push(prefix.clone());
         out.push(suffix.clone());
+    }
+    out.retain(|m| !m.trim().is_empty());
+    out
+}
+
+/// The markers of a format's own description that its output shows whenever it has calls or
+/// wrapped content: content, section, call, syntax and id markers.
+fn own_markers(spec: &FormatSpec) -> Vec<String> {
+    let mut out = spec_markers(spec);
+    if let Some(m) = &spec.content {
+        out.push(m.open.clone());
+        out.push(m.close.clone());
+    }
+    if let Some(t) = &spec.tools {
+        if let CallSyntax::XmlParams {
+            param_middle,
+            param_suffix,
+            call_suffix,
+            ..
+        } = &t.syntax
+        {
+            out.extend([param_middle, param_suffix, call_suffix].map(|s| s.clone()));
+        }
+    }
+    if let Some(ms) = &spec.messages {
+        out.push(ms.message_start.clone());
+        out.push(ms.message_marker.clone());
     }
     out.retain(|m| !m.trim().is_empty());
     out

@@ -17,6 +17,7 @@
 //! ```
 
 mod check;
+mod messages;
 mod parser;
 mod prefix;
 mod probe;
@@ -80,9 +81,18 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
     let eot = found.end_of_turn.clone();
     let kw = found.kwargs.clone();
     let close = found.reasoning.markers.as_ref().map(|m| m.close.clone());
-    let tools = tools::analyze(&p, eot.as_deref(), close.as_deref(), &kw);
+    let mut tools = tools::analyze(&p, eot.as_deref(), close.as_deref(), &kw);
     let mut cases = Vec::new();
     let plain = p.assistant(&turn(None, CONTENT), &kw);
+    // Reasoning, the answer and each call as messages of their own: the calls are described
+    // with the message headers taken out.
+    let layout = plain
+        .as_ref()
+        .and_then(|pl| message_layout(&p, &pl.assistant, tools.as_ref(), eot.as_deref(), &kw));
+    if let Some(ms) = &layout {
+        let clean = |t: &str| messages::strip_headers(t, ms);
+        tools = tools::analyze_cleaned(&p, eot.as_deref(), None, &kw, &clean);
+    }
     if let Some(r) = &plain {
         cases.push(Case::new(&r.assistant, eot.as_deref(), "", CONTENT, &[]));
     }
@@ -119,7 +129,11 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
                 cases.push(Case::new(&r.assistant, end, "", content, &t.turn.calls));
                 typing::refine(&mut t.spec, &r.assistant, &t.turn.calls, &mut notes);
             }
-            tool_spec = Some(t.spec);
+            let mut ts = t.spec;
+            if let Some(c) = &found.content {
+                strip_empty_content(&mut ts, c);
+            }
+            tool_spec = Some(ts);
         }
         None => {
             notes.push("no tool-call syntax: the template does not render the probe calls".into())
@@ -135,12 +149,23 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
         confidence: 0.0,
         notes,
         prompt_prefix: None,
+        messages: None,
     };
     if spec.channels.is_some() {
         spec.reasoning = ReasoningSpec::default();
     }
-    // Harmony messages all start with the header the prompt ends with: not a prefix to skip.
-    if let Some(prompt) = p.prompt(true, &kw).filter(|_| spec.channels.is_none()) {
+    if layout.is_some() {
+        // Reasoning and the answer are messages, not marked regions.
+        spec.reasoning = ReasoningSpec::default();
+        spec.content = None;
+        spec.messages = layout;
+    }
+    // Harmony and message-layout turns all start with the header the prompt ends with:
+    // not a prefix to skip.
+    if let Some(prompt) = p
+        .prompt(true, &kw)
+        .filter(|_| spec.channels.is_none() && spec.messages.is_none())
+    {
         spec.prompt_prefix = prefix::prompt_prefix(&prompt, &spec);
         if let Some(pp) = &spec.prompt_prefix {
             spec.notes.push(format!(
@@ -174,6 +199,60 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
     Analysis { spec, cases }
 }
 
+/// Takes out of the calls' opening marker an empty answer the probe with no content left
+/// before them: the content's opening marker (a role label such as `助手：`, which a turn
+/// with calls need not write) or an empty wrapper (`<|open|>response<|sep|><|close|>response<|sep|>`).
+fn strip_empty_content(
+    t: &mut crate::output::spec::ToolCallSpec,
+    c: &crate::output::spec::Markers,
+) {
+    let strip = |open: &str| -> Option<String> {
+        let rest = open.trim_start().strip_prefix(c.open.trim())?.trim_start();
+        let rest = match c.close.trim() {
+            "" => rest,
+            close => rest.strip_prefix(close)?,
+        };
+        Some(rest.trim_start().to_string())
+    };
+    if c.open.trim().is_empty() {
+        return;
+    }
+    if let Some(sec) = &mut t.section {
+        if let Some(rest) = strip(&sec.open) {
+            sec.open = rest;
+        }
+        if sec.open.is_empty() && sec.close.trim().is_empty() {
+            t.section = None;
+        }
+    } else if let Some(call) = &mut t.call {
+        if let Some(rest) = strip(&call.open) {
+            call.open = rest;
+        }
+    }
+}
+
+/// The message layout of the template, from the answer-only turn `plain`, a turn with
+/// reasoning and the calls' turn (the one tool analysis rendered).
+fn message_layout(
+    p: &Prober<'_>,
+    plain: &str,
+    tools: Option<&tools::Found>,
+    eot: Option<&str>,
+    kw: &[(&str, Value)],
+) -> Option<crate::output::spec::MessageSpec> {
+    let reasoned = p
+        .assistant(&turn(Some(REASONING), CONTENT), kw)
+        .map(|r| r.assistant)
+        .filter(|a| a.contains(REASONING));
+    let called = tools
+        .and_then(|t| p.assistant(&t.turn, kw))
+        .map(|r| r.assistant);
+    let names: Vec<&str> = tools
+        .map(|t| t.turn.calls.iter().map(|c| c.name.as_str()).collect())
+        .unwrap_or_default();
+    messages::layout(plain, reasoned.as_deref(), called.as_deref(), &names, eot)
+}
+
 fn turn(reasoning: Option<&str>, content: &str) -> probe::Turn {
     probe::Turn {
         reasoning: reasoning.map(str::to_string),
@@ -195,6 +274,7 @@ fn defeated(why: &str) -> Analysis {
             confidence: 0.0,
             notes: vec![why.to_string()],
             prompt_prefix: None,
+            messages: None,
         },
         cases: Vec::new(),
     }
@@ -407,6 +487,69 @@ mod tests {
         let mut phi = Format::by_name("phi4-mini").unwrap().spec();
         phi.format = None;
         assert!(Format::from_spec(&phi).is_err());
+    }
+
+    #[test]
+    fn calls_as_messages_of_their_own() {
+        // Muse's layout with other markers and JSON call bodies: each call is a message
+        // addressed to the function.
+        let src = "{% for m in messages %}<|begin|>{{ m.role }}{% if m.role == 'assistant' %}\
+            {% if m.reasoning_content %} @think<|body|>{{ m.reasoning_content }}<|done|><|begin|>assistant{% endif %}\
+            {% if m.tool_calls %}{% for c in m.tool_calls %}{% if not loop.first %}<|done|><|begin|>assistant{% endif %}\
+             @{{ c.function.name }}<|body|>{{ {'name': c.function.name, 'arguments': c.function.arguments} | tojson }}\
+            {% endfor %}{% else %} @user<|body|>{{ m.content }}{% endif %}\
+            {% else %}<|body|>{{ m.content }}{% endif %}<|done|>{% endfor %}\
+            {% if add_generation_prompt %}<|begin|>assistant{% endif %}";
+        let t = ChatTemplate::new("default", src, Map::new()).unwrap();
+        let spec = analyze(&t);
+        let ms = spec.messages.as_ref().expect("a message layout");
+        assert_eq!(ms.message_start, "<|begin|>assistant");
+        assert_eq!(ms.recipient_prefix, " @");
+        assert_eq!(ms.message_marker, "<|body|>");
+        assert_eq!(ms.reasoning_recipient.as_deref(), Some("think"));
+        assert_eq!(ms.content_recipients, vec!["user"]);
+        assert!(spec.reasoning.markers.is_none() && spec.content.is_none());
+        assert!(matches!(
+            spec.tools.as_ref().map(|t| &t.syntax),
+            Some(crate::output::spec::CallSyntax::JsonObject { .. })
+        ));
+        let f = Format::from_spec(&spec).unwrap();
+        let out = " @think<|body|>hm<|done|><|begin|>assistant @f<|body|>{\"name\": \"f\", \"arguments\": {\"a\": 1}}\
+                   <|done|><|begin|>assistant @g<|body|>{\"name\": \"g\", \"arguments\": {}}<|done|>";
+        let msg = crate::output::parse(&f, out);
+        assert_eq!(msg.reasoning, "hm");
+        assert_eq!(msg.content, "");
+        let calls: Vec<_> = msg
+            .tool_calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.arguments.as_str()))
+            .collect();
+        assert_eq!(calls, vec![("f", "{\"a\": 1}"), ("g", "{}")]);
+        let msg = crate::output::parse(&f, " @user<|body|>Hi there.<|done|>");
+        assert_eq!(msg.content, "Hi there.");
+    }
+
+    #[test]
+    fn a_role_label_the_history_writes_is_read_when_the_model_writes_it() {
+        // Hunyuan A13B's twist with another label: history turns start the answer with a
+        // role label the generation prompt does not write (the model writes it).
+        let src =
+            "{% for m in messages %}<|{{ m.role }}|>{% if m.role == 'assistant' %}Bot: {% endif %}\
+            {{ m.content }}{% for c in m.tool_calls or [] %}<call>{{ {'name': c.function.name, \
+            'arguments': c.function.arguments} | tojson }}</call>{% endfor %}<|end|>{% endfor %}\
+            {% if add_generation_prompt %}<|assistant|>{% endif %}";
+        let t = ChatTemplate::new("default", src, Map::new()).unwrap();
+        let spec = analyze(&t);
+        assert_eq!(spec.content.as_ref().map(|m| m.open.as_str()), Some("Bot:"));
+        let f = Format::for_spec(&spec).unwrap();
+        for out in ["Bot: Hello.", "Hello."] {
+            assert_eq!(crate::output::parse(&f, out).content, "Hello.", "{out}");
+        }
+        let m = crate::output::parse(
+            &f,
+            "Bot: On it.<call>{\"name\": \"f\", \"arguments\": {}}</call>",
+        );
+        assert_eq!((m.content.as_str(), m.tool_calls.len()), ("On it.", 1));
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! out from the spec's markers.
 
 use crate::output::spec::{
-    CallSyntax, FormatSpec, IdSpec, ReasoningMode, ToolCallSpec, TypedMiddle, ValueTyping,
-    ValueWriting,
+    CallSyntax, FormatSpec, IdSpec, MessageSpec, ReasoningMode, ToolCallSpec, TypedMiddle,
+    ValueTyping, ValueWriting,
 };
 use std::fmt::Write;
 
@@ -52,6 +52,9 @@ fn until(stops: &[&str]) -> String {
 pub(crate) fn grammar(spec: &FormatSpec) -> Result<String, String> {
     if spec.channels.is_some() {
         return Err("harmony channel layouts are parsed by the gpt-oss format".into());
+    }
+    if let Some(ms) = &spec.messages {
+        return messages(spec, ms);
     }
     let mut g = String::new();
     let think = spec
@@ -141,6 +144,66 @@ pub(crate) fn grammar(spec: &FormatSpec) -> Result<String, String> {
     writeln!(g, "recover    <- body").ok();
     if let Some(rules) = calls {
         g.push_str(&rules);
+    }
+    Ok(g)
+}
+
+/// The grammar of a message layout: messages `START RP RECIPIENT MM body END`, the reasoning
+/// recipient's body is reasoning, an answer recipient's (or an unaddressed message's) body is
+/// content, any other recipient's body holds calls (text when it holds none). The output may
+/// begin inside the first header (the prompt wrote its start).
+fn messages(spec: &FormatSpec, ms: &MessageSpec) -> Result<String, String> {
+    let mut g = String::new();
+    let start = ms.message_start.trim();
+    let rp = ms.recipient_prefix.trim();
+    let mm = ms.message_marker.trim();
+    if start.is_empty() || rp.is_empty() || mm.is_empty() || ms.message_ends.is_empty() {
+        return Err("a message layout needs a message start, a recipient prefix, a message marker and an end".into());
+    }
+    let ends: Vec<&str> = ms.message_ends.iter().map(|e| e.trim()).collect();
+    let mut stops = ends.clone();
+    stops.push(start);
+    let text = until(&stops);
+    let end_alt: Vec<String> = ends.iter().map(|e| lit(e)).collect();
+    writeln!(g, "start      <- ws mrest? body").ok();
+    writeln!(g, "body       <- (msg / mend / &. ~ @content(. {text}))*").ok();
+    writeln!(g, "recover    <- body").ok();
+    writeln!(g, "msg        <- {} ~ ws mrest", lit(start)).ok();
+    writeln!(g, "mend       <- ({}) ws / !.", end_alt.join(" / ")).ok();
+    let mut alts = Vec::new();
+    if let Some(to) = &ms.reasoning_recipient {
+        alts.push(format!(
+            "{} ws {} ws {} ~ @reasoning({text}) mend",
+            lit(rp),
+            lit(to),
+            lit(mm)
+        ));
+    }
+    if !ms.content_recipients.is_empty() {
+        let tos: Vec<String> = ms.content_recipients.iter().map(|t| lit(t)).collect();
+        alts.push(format!(
+            "{} ws ({}) ws {} ~ @content({text}) mend",
+            lit(rp),
+            tos.join(" / "),
+            lit(mm)
+        ));
+    }
+    alts.push(format!("{} ~ @content({text}) mend", lit(mm)));
+    match &spec.tools {
+        Some(t) => {
+            let (_, rules) = tools(t)?;
+            alts.push(format!(
+                "{} ws {} {} ~ ws (calls / &. ~ @content({text})) mend",
+                lit(rp),
+                until(&[mm, "\n"]),
+                lit(mm)
+            ));
+            writeln!(g, "mrest      <- {}", alts.join("\n            / ")).ok();
+            g.push_str(&rules);
+        }
+        None => {
+            writeln!(g, "mrest      <- {}", alts.join("\n            / ")).ok();
+        }
     }
     Ok(g)
 }

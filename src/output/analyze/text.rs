@@ -25,14 +25,17 @@ pub(crate) fn common_suffix(a: &str, b: &str) -> usize {
     n
 }
 
-/// The first marker of `s` (leading whitespace skipped): a `<…>` or `[…]` token, else the
-/// text up to the first whitespace or marker start. Returns (start, end) in `s`.
+/// The first marker of `s` (leading whitespace skipped): a `<…>` or `[…]` token (a composite
+/// one, see [`composite_end`], whole), else the text up to the first whitespace or marker
+/// start. Returns (start, end) in `s`.
 pub(crate) fn first_marker(s: &str) -> Option<(usize, usize)> {
     let start = s.len() - s.trim_start().len();
     let rest = &s[start..];
     let first = rest.chars().next()?;
     let end = match first {
-        '<' => rest.find('>').map(|i| i + 1),
+        '<' => rest
+            .find('>')
+            .map(|i| composite_end(rest, i + 1).unwrap_or(i + 1)),
         '[' => rest.find(']').map(|i| i + 1),
         _ => None,
     }
@@ -45,7 +48,8 @@ pub(crate) fn first_marker(s: &str) -> Option<(usize, usize)> {
     Some((start, start + end))
 }
 
-/// The last marker of `s` (trailing whitespace skipped): a `<…>` or `[…]` token.
+/// The last marker of `s` (trailing whitespace skipped): a `<…>` or `[…]` token, or a
+/// composite marker (see [`composite_end`]) whole.
 pub(crate) fn last_marker(s: &str) -> Option<&str> {
     let t = s.trim_end();
     let open = match t.chars().last()? {
@@ -53,7 +57,57 @@ pub(crate) fn last_marker(s: &str) -> Option<&str> {
         ']' => '[',
         _ => return None,
     };
-    t.rfind(open).map(|i| &t[i..])
+    let i = t.rfind(open)?;
+    Some(&t[composite_start(t, i).unwrap_or(i)..])
+}
+
+/// Whether `s` is the name inside a composite marker: a word, then attributes
+/// `key="value"` (`think`, `call tool="f" index="1"`).
+fn marker_name(s: &str) -> bool {
+    let mut parts = s.split(' ');
+    let word = parts.next().unwrap_or_default();
+    let word_ok = word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
+    word_ok
+        && parts.all(|a| {
+            a.split_once("=\"").is_some_and(|(k, v)| {
+                !k.is_empty()
+                    && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && v.ends_with('"')
+                    && !v[..v.len() - 1].contains('"')
+            })
+        })
+}
+
+/// A composite marker: special tokens `<|…|>` around a name, `<|open|>think<|sep|>`,
+/// `<|close|>call<|sep|>`, `<|open|>call tool="f"<|sep|>` (Kimi K3). When the `<|…|>` token
+/// of `s` ending at `end` is followed by a name and another `<|…|>` token, where that token
+/// ends.
+pub(crate) fn composite_end(s: &str, end: usize) -> Option<usize> {
+    if !s.starts_with("<|") || !s[..end].ends_with("|>") {
+        return None;
+    }
+    let rest = s.get(end..)?;
+    let name_len = rest.find('<')?;
+    let after = &rest[name_len..];
+    if name_len == 0 || !marker_name(&rest[..name_len]) || !after.starts_with("<|") {
+        return None;
+    }
+    let close = after.find("|>")?;
+    let inside = &after[2..close];
+    (!inside.is_empty() && !inside.contains(['<', '>', ' ', '\n']))
+        .then_some(end + name_len + close + 2)
+}
+
+/// When the `<|…|>` token of `s` starting at `i` closes a composite marker (`<|sep|>` of
+/// `<|open|>think<|sep|>`), where that composite marker starts.
+pub(crate) fn composite_start(s: &str, i: usize) -> Option<usize> {
+    let head = &s[..i];
+    let n = head.rfind("|>")? + 2;
+    let open = head[..n].rfind("<|")?;
+    (composite_end(&s[open..], n - open)? == s[i..].find('>')? + 1 + i - open).then_some(open)
 }
 
 /// Splits `s` (trimmed) at its last marker boundary: the text after the last `>` or `]`
@@ -137,6 +191,12 @@ pub(crate) fn same_json(a: &Value, b: &Value) -> bool {
 pub(crate) fn suffix_at_marker(s: &str, n: usize) -> usize {
     let tail = &s[s.len() - n..];
     let t = tail.trim_start();
+    let at = s.len() - t.len();
+    if t.starts_with("<|") && composite_start(s, at).is_some() {
+        // The tail starts with the closing token of a composite marker: start after it.
+        let skip = t.find("|>").map_or(0, |i| i + 2);
+        return suffix_at_marker(s, t.len() - skip);
+    }
     if t.is_empty() || t.starts_with(['<', '[']) {
         return n;
     }
@@ -169,5 +229,20 @@ mod tests {
         assert_eq!(closing_of("[THINK]").as_deref(), Some("[/THINK]"));
         assert_eq!(group_end("f(a='x)', b=[1])) tail", 1), Some(16));
         assert_eq!(common_suffix("ab日", "b日"), "b日".len());
+        // Composite markers (Kimi K3): special tokens around a name are one marker.
+        let k = "<|close|>think<|sep|><|open|>response<|sep|>Hi";
+        assert_eq!(first_marker(k), Some((0, 21)));
+        assert_eq!(
+            last_marker("x<|open|>message role=\"assistant\"<|sep|><|open|>think<|sep|>"),
+            Some("<|open|>think<|sep|>")
+        );
+        assert_eq!(
+            first_marker("<|python_start|>Some text here.<|python_end|>"),
+            Some((0, 16))
+        );
+        assert_eq!(first_marker("<|end|><|start|>assistant"), Some((0, 7)));
+        let b = "<|close|>argument<|sep|><|open|>argument key=\"";
+        let n = suffix_at_marker(b, "<|sep|><|open|>argument key=\"".len());
+        assert_eq!(&b[b.len() - n..], "<|open|>argument key=\"");
     }
 }

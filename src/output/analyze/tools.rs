@@ -79,6 +79,18 @@ pub(crate) fn analyze(
     think_close: Option<&str>,
     kw: &[(&str, Value)],
 ) -> Option<Found> {
+    analyze_cleaned(p, eot, think_close, kw, &|t| t.to_string())
+}
+
+/// [`analyze`] on the renders as `clean` rewrites them (message headers taken out, for a
+/// layout where each call is a message of its own).
+pub(crate) fn analyze_cleaned(
+    p: &Prober<'_>,
+    eot: Option<&str>,
+    think_close: Option<&str>,
+    kw: &[(&str, Value)],
+    clean: &dyn Fn(&str) -> String,
+) -> Option<Found> {
     let calls = probe_calls();
     let mut notes = Vec::new();
     let variants = [
@@ -106,10 +118,10 @@ pub(crate) fn analyze(
             .assistant(&turn(2), kw)
             .filter(|r| calls.iter().all(|c| r.assistant.contains(&c.name)));
         let (text, n) = match &two {
-            Some(t) => (&t.assistant, 2),
-            None => (&one.assistant, 1),
+            Some(t) => (clean(&t.assistant), 2),
+            None => (clean(&one.assistant), 1),
         };
-        let Some((_, reg)) = region(text, &calls[0].name, eot, think_close) else {
+        let Some((_, reg)) = region(&text, &calls[0].name, eot, think_close) else {
             continue;
         };
         let Some(shape) = shape(reg, &calls[..n], ids) else {

@@ -16,6 +16,8 @@ mod user;
 
 pub use user::GrammarError;
 
+#[cfg(test)]
+pub(crate) use specs::NO_TOOLS;
 pub(crate) use specs::WITHOUT_SPEC;
 pub(crate) use table::SPECS;
 
@@ -265,7 +267,7 @@ impl Format {
     pub fn spec(&self) -> FormatSpec {
         match specs::spec(self.name()) {
             Some(s) => s,
-            // Every name in the table has a spec (checked by a unit test).
+            // Every name in the table but those of WITHOUT_SPEC has a spec (a unit test).
             None => FormatSpec {
                 format: Some(self.name().into()),
                 end_of_turn: None,
@@ -274,8 +276,13 @@ impl Format {
                 tools: None,
                 channels: None,
                 confidence: 0.0,
-                notes: vec!["no spec for this format".into()],
+                notes: vec![specs::WITHOUT_SPEC
+                    .iter()
+                    .find(|(n, _)| *n == self.name())
+                    .map_or("no spec for this format", |(_, why)| why)
+                    .to_string()],
                 prompt_prefix: None,
+                messages: None,
             },
         }
     }

@@ -182,8 +182,13 @@ pub(crate) static SPECS: [Spec; COUNT] = [
     },
     Spec {
         name: "hunyuan",
-        about: "Hunyuan A13B: <think>, <answer>, <tool_calls>[{json}]</tool_calls>",
-        grammar: &[g!("hermes.peg"), g!("json_array.peg"), g!("wrapped.peg")],
+        about: "Hunyuan A13B: <think>, <answer>, [助手：], <tool_calls>[{json}]</tool_calls>",
+        grammar: &[
+            g!("hermes.peg"),
+            g!("json_array.peg"),
+            g!("wrapped.peg"),
+            g!("hunyuan.peg"),
+        ],
         params: &[
             THINK,
             UNTHINK,

@@ -20,7 +20,7 @@ pub(super) fn err(msg: impl Into<String>) -> Error {
 }
 
 /// A marker with its outer whitespace dropped and inner whitespace runs made optional.
-fn mark(r: &mut Rules, s: &str) -> Expr {
+pub(super) fn mark(r: &mut Rules, s: &str) -> Expr {
     let pieces: Vec<&str> = s
         .split(char::is_whitespace)
         .filter(|p| !p.is_empty())
@@ -36,7 +36,7 @@ fn mark(r: &mut Rules, s: &str) -> Expr {
 }
 
 /// The parts in order with optional whitespace between two non-empty parts.
-fn cat(r: &mut Rules, parts: Vec<Expr>) -> Expr {
+pub(super) fn cat(r: &mut Rules, parts: Vec<Expr>) -> Expr {
     let w = schema::ws(r);
     let mut v = Vec::new();
     for p in parts.into_iter().filter(|p| *p != Expr::Empty) {
@@ -74,6 +74,10 @@ pub(crate) fn build(
     if let Some(ch) = &spec.channels {
         let tc = spec.tools.as_ref();
         return super::harmony::channels(&mut r, ch, tc, tools, o).map(|t| (r, t));
+    }
+    if let Some(ms) = &spec.messages {
+        let tc = spec.tools.as_ref();
+        return super::messages::messages(&mut r, ms, tc, tools, o).map(|t| (r, t));
     }
     let w = schema::ws(&mut r);
     let reasoning = reasoning(&mut r, spec, o);
@@ -520,7 +524,7 @@ fn prefixed(r: &mut Rules, prefix: &str, with_prefix: bool) -> Expr {
     mark(r, &rest.join(" "))
 }
 
-fn call_body(
+pub(super) fn call_body(
     r: &mut Rules,
     tc: &ToolCallSpec,
     t: &Tool,

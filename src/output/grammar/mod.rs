@@ -28,6 +28,7 @@ mod gbnf;
 mod harmony;
 mod ir;
 mod lark;
+mod messages;
 mod print;
 mod schema;
 mod structural_tag;
@@ -175,6 +176,18 @@ pub fn tools_from_json(v: &Value) -> Result<Vec<Tool>, Error> {
 
 /// The grammar of `spec`'s output for a request with `tools`.
 pub fn export(spec: &FormatSpec, tools: &[Tool], opts: &GrammarOptions) -> Result<Grammar, Error> {
+    // A hand-written format with no description (its placeholder spec has no markers).
+    if let Some((name, why)) = crate::output::formats::WITHOUT_SPEC
+        .iter()
+        .find(|(n, _)| spec.format.as_deref() == Some(*n))
+    {
+        if spec.tools.is_none() && spec.reasoning.markers.is_none() && spec.content.is_none() {
+            return Err(Error::new(
+                ErrorKind::Input,
+                format!("the {name} format has no grammar: {why}"),
+            ));
+        }
+    }
     if opts.syntax == Syntax::StructuralTag {
         return structural_tag::export(spec, tools, opts);
     }
@@ -204,10 +217,23 @@ mod tests {
         )
         .expect("tools");
         for (name, _) in Format::names() {
-            if crate::output::formats::WITHOUT_SPEC.contains(&name) {
+            let spec = Format::by_name(name).expect("format").spec();
+            if crate::output::formats::WITHOUT_SPEC
+                .iter()
+                .any(|(n, _)| *n == name)
+            {
+                // No description: every export says why instead of a grammar.
+                for syntax in [Syntax::Gbnf, Syntax::Lark, Syntax::StructuralTag] {
+                    let o = GrammarOptions {
+                        syntax,
+                        ..GrammarOptions::default()
+                    };
+                    let e = export(&spec, &tools, &o).expect_err(name);
+                    assert!(e.message().contains("has no grammar"), "{name}: {e}");
+                }
                 continue;
             }
-            let spec = Format::by_name(name).expect("format").spec();
+            let no_tools = crate::output::formats::NO_TOOLS.contains(&name);
             for syntax in [Syntax::Gbnf, Syntax::Lark] {
                 for tool_choice in [ToolChoice::Auto, ToolChoice::Required, ToolChoice::None] {
                     let o = GrammarOptions {
@@ -215,7 +241,13 @@ mod tests {
                         tool_choice,
                         ..GrammarOptions::default()
                     };
-                    let g = export(&spec, &tools, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
+                    let g = export(&spec, &tools, &o);
+                    if no_tools && tool_choice == ToolChoice::Required {
+                        // A format without calls cannot make one.
+                        assert!(g.is_err(), "{name}");
+                        continue;
+                    }
+                    let g = g.unwrap_or_else(|e| panic!("{name}: {e}"));
                     assert!(!g.grammar.is_empty());
                 }
                 let lazy = GrammarOptions {
@@ -223,14 +255,18 @@ mod tests {
                     lazy: true,
                     ..GrammarOptions::default()
                 };
-                let g = export(&spec, &tools, &lazy).unwrap_or_else(|e| panic!("{name}: {e}"));
-                // One trigger per opener of the call shapes (several when the format has
-                // other shapes with other openers).
-                let shapes = spec.tools.as_ref().map_or(0, |t| 1 + t.alternatives.len());
-                assert!(
-                    !g.triggers.is_empty() && g.triggers.len() <= shapes,
-                    "{name}"
-                );
+                match export(&spec, &tools, &lazy) {
+                    Ok(g) => {
+                        // One trigger per opener of the call shapes (several when the
+                        // format has other shapes with other openers).
+                        let shapes = spec.tools.as_ref().map_or(0, |t| 1 + t.alternatives.len());
+                        assert!(
+                            !g.triggers.is_empty() && g.triggers.len() <= shapes,
+                            "{name}"
+                        );
+                    }
+                    Err(e) => assert!(no_tools, "{name}: {e}"),
+                }
             }
             // Structural tags either export or say why not; never panic.
             let st = GrammarOptions {

@@ -26,6 +26,9 @@ pub(crate) fn export(
     if tools.is_empty() {
         return Err(err("structural tags need tools: the request has none"));
     }
+    if spec.messages.is_some() {
+        return Err(err("calls written as messages of their own (a header addressed to the function) cannot be written as per-call structural tags"));
+    }
     let tc = spec
         .tools
         .as_ref()
