@@ -84,16 +84,7 @@ mod tests {
     use super::*;
     use bumpalo::Bump;
 
-    fn show(v: VResult<'_>) -> String {
-        match v {
-            Ok(v) => {
-                let mut s = String::new();
-                crate::value::fmt::write_repr(&mut s, &v);
-                s
-            }
-            Err(e) => format!("error: {e}"),
-        }
-    }
+    use crate::value::testutil::show;
 
     #[test]
     fn methods_escape_arguments() {

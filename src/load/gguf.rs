@@ -132,6 +132,19 @@ impl<R: Read> Reader<R> {
         crate::error::utf8(buf, &format!("GGUF {what}"))
     }
 
+    /// An array's element type and length, the length checked against [`MAX_ARRAY`].
+    fn array_header(&mut self, what: &str) -> Result<(u32, u64), Error> {
+        let elem = self.u32(what)?;
+        let count = self.len(what)?;
+        if count > MAX_ARRAY {
+            return Err(err!(
+                Input,
+                "GGUF {what} claims {count} elements, more than the {MAX_ARRAY} allowed"
+            ));
+        }
+        Ok((elem, count))
+    }
+
     /// Skips a value of type `ty`.
     fn skip_value(&mut self, ty: u32, depth: u32, what: &str) -> Result<(), Error> {
         match ty {
@@ -143,14 +156,7 @@ impl<R: Read> Reader<R> {
                 if depth >= MAX_DEPTH {
                     return Err(err!(Input, "GGUF {what}: arrays nested too deeply"));
                 }
-                let elem = self.u32(what)?;
-                let count = self.len(what)?;
-                if count > MAX_ARRAY {
-                    return Err(err!(
-                        Input,
-                        "GGUF {what} claims {count} elements, more than the {MAX_ARRAY} allowed"
-                    ));
-                }
+                let (elem, count) = self.array_header(what)?;
                 match scalar_size(elem) {
                     Some(size) => self.skip(count * size, what),
                     None => (0..count).try_for_each(|_| self.skip_value(elem, depth + 1, what)),
@@ -290,14 +296,7 @@ pub(crate) fn read<R: Read>(inner: R) -> Result<GgufMeta, Error> {
 /// An array of integers (`tokenizer.ggml.token_type`); any other array is skipped and reads
 /// as empty.
 fn read_integers<R: Read>(r: &mut Reader<R>, what: &str) -> Result<Vec<i64>, Error> {
-    let elem = r.u32(what)?;
-    let count = r.len(what)?;
-    if count > MAX_ARRAY {
-        return Err(err!(
-            Input,
-            "GGUF {what} claims {count} elements, more than the {MAX_ARRAY} allowed"
-        ));
-    }
+    let (elem, count) = r.array_header(what)?;
     let size = match (elem, scalar_size(elem)) {
         (0..=5 | 10 | 11, Some(size)) => size as usize,
         (_, Some(size)) => {
@@ -326,14 +325,7 @@ fn read_integers<R: Read>(r: &mut Reader<R>, what: &str) -> Result<Vec<i64>, Err
 }
 
 fn read_tokens<R: Read>(r: &mut Reader<R>, what: &str) -> Result<Vec<String>, Error> {
-    let elem = r.u32(what)?;
-    let count = r.len(what)?;
-    if count > MAX_ARRAY {
-        return Err(err!(
-            Input,
-            "GGUF {what} claims {count} elements, more than the {MAX_ARRAY} allowed"
-        ));
-    }
+    let (elem, count) = r.array_header(what)?;
     if elem != 8 {
         // Not a list of strings: skip it and have no tokens.
         match scalar_size(elem) {

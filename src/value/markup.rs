@@ -205,16 +205,7 @@ mod tests {
     use super::*;
     use bumpalo::Bump;
 
-    fn show(v: VResult<'_>) -> String {
-        match v {
-            Ok(v) => {
-                let mut s = String::new();
-                super::super::fmt::write_repr(&mut s, &v);
-                s
-            }
-            Err(e) => format!("error: {e}"),
-        }
-    }
+    use crate::value::testutil::show;
 
     #[test]
     fn add_escapes_the_plain_operand() {

@@ -25,6 +25,18 @@ pub(crate) fn s(v: &Value<'_>) -> String {
     out
 }
 
+/// The repr of a result's value, or `error: MESSAGE`.
+pub(crate) fn show(v: crate::value::VResult<'_>) -> String {
+    match v {
+        Ok(v) => {
+            let mut s = String::new();
+            crate::value::fmt::write_repr(&mut s, &v);
+            s
+        }
+        Err(e) => format!("error: {e}"),
+    }
+}
+
 /// Helpers of the operators' unit tests (`value::ops`).
 pub(crate) mod ops {
     pub(crate) use std::cell::Cell;
