@@ -69,22 +69,16 @@ impl Class {
     }
 }
 
-/// The character GPT-2's byte alphabet writes for `byte` (`bytes_to_unicode`).
+/// The character GPT-2's byte alphabet writes for `byte` (`bytes_to_unicode`): printable
+/// bytes stand for themselves; the 68 others (0x00-0x20, 0x7F-0xA0, 0xAD), in byte order,
+/// take the code points from 256 on.
 fn byte_char(byte: u8) -> char {
-    let b = u32::from(byte);
-    let printable = matches!(byte, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF);
-    if printable {
-        return char::from(byte);
-    }
-    // The other bytes, in order, take the code points from 256 on.
-    let rank = (0..b)
-        .filter(|x| {
-            !matches!(
-                *x as u8,
-                b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF
-            )
-        })
-        .count() as u32;
+    let rank = match byte {
+        b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF => return char::from(byte),
+        0x00..=0x20 => u32::from(byte),
+        0x7F..=0xA0 => 33 + u32::from(byte - 0x7F),
+        _ => 67, // 0xAD
+    };
     char::from_u32(256 + rank).unwrap_or('\u{FFFD}')
 }
 
@@ -203,6 +197,8 @@ mod tests {
         assert_eq!(byte_char(b'\n'), '\u{10A}');
         assert_eq!(byte_char(b'a'), 'a');
         assert_eq!(byte_char(0xAD), '\u{143}');
+        assert_eq!(byte_char(0x7F), '\u{121}');
+        assert_eq!(byte_char(0xA0), '\u{142}');
         assert!(byte_spelled("Ġx"));
         assert!(!byte_spelled("x y"));
         assert_eq!(vocab_key(Class::Gpt2, " sp"), "Ġsp");
