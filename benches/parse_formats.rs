@@ -71,6 +71,27 @@ fn output(t: &ChatTemplate, n: usize) -> Option<String> {
     (out.len() > n / 4).then(|| out.to_string())
 }
 
+/// The model output for the formats no corpus template renders back as a call (see the
+/// module doc): the same turn (reasoning, content, one `write_file` call with a long string
+/// argument, each about `n / 3` bytes) written in the format's documented syntax.
+fn written(format_name: &str, n: usize) -> Option<String> {
+    let third = n / 3;
+    let args = json!({"path": "notes.txt", "content": fill(third)}).to_string();
+    let (reasoning, content) = (fill(third), fill(third));
+    Some(match format_name {
+        // The prompt ends with `<|start|>assistant`.
+        "gpt-oss" => format!(
+            "<|channel|>analysis<|message|>{reasoning}<|end|><|start|>assistant<|channel|>final<|message|>{content}<|end|><|start|>assistant<|channel|>commentary to=functions.write_file <|constrain|>json<|message|>{args}<|call|>"
+        ),
+        // The prompt ends with `>>>`.
+        "functionary-v3.2" => format!("all\n{reasoning} {content}>>>write_file\n{args}\n"),
+        "firefunction-v2" => format!(
+            "{reasoning} {content}functools[{{\"name\": \"write_file\", \"arguments\": {args}}}]"
+        ),
+        _ => return None,
+    })
+}
+
 fn feed(format: &Format, text: &[u8], chunk: usize) -> usize {
     let mut p = StreamParser::new(format);
     let mut n = 0;
@@ -152,6 +173,20 @@ fn main() {
             }
             let large = output(&t, 1 << 20)?;
             Some((file.clone(), small, large))
+        });
+        // Formats no corpus template renders back: the turn as the format documents it,
+        // checked to parse back as the call like the rendered ones.
+        let found = found.or_else(|| {
+            let small = written(format_name, 1 << 10)?;
+            let calls = chatcodec::output::parse(&format, &small).tool_calls;
+            if calls.first().map(|c| c.name.as_str()) != Some("write_file") {
+                return None;
+            }
+            Some((
+                "(written by hand)".to_string(),
+                small,
+                written(format_name, 1 << 20)?,
+            ))
         });
         let Some((file, small, large)) = found else {
             println!("| {format_name} | (no corpus template renders the turn) | | | |");
