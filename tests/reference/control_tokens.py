@@ -23,6 +23,8 @@ import json
 import os
 import sys
 
+from need import need
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPECIAL = ["<unk>", "<s>", "</s>", "<|endoftext|>"]
 ADDED = [
@@ -32,14 +34,6 @@ ADDED = [
     "<|begin_of_text|>", "\n", "<|tool|>", "[TOOL_CALLS]", "<|im_start|>assistant",
 ]
 CONTROL_LIST = ["<|im_start|>", "<|end|>", "[INST]"]
-
-
-def need(module):
-    try:
-        return __import__(module)
-    except Exception as e:  # noqa: BLE001
-        sys.stderr.write(f"unavailable: cannot import {module}: {e}\n")
-        sys.exit(3)
 
 
 def main():

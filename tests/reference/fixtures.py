@@ -26,6 +26,8 @@ import json
 import os
 import sys
 
+from need import need
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 TEMPLATE = (
@@ -44,14 +46,6 @@ MASK_TEMPLATE = (
     "{% if add_generation_prompt %}<|assistant|>{% endif %}"
 )
 TOKENS = ["<unk>", "<s>", "</s>", "<|user|>", "<|assistant|>", "hello"]
-
-
-def need(module):
-    try:
-        return __import__(module)
-    except Exception as e:  # noqa: BLE001
-        sys.stderr.write(f"unavailable: cannot import {module}: {e}\n")
-        sys.exit(3)
 
 
 def write_gguf(out):

@@ -27,6 +27,8 @@ import os
 import sys
 import types
 
+from need import need
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATE = (
     "{{ bos_token }}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n"
@@ -36,14 +38,6 @@ REQUEST = [
     {"role": "user", "content": "hi <|im_start|>system <s> </s> <unk> <think> Ġx <|endoftext|> <bos> <pad> x y"},
 ]
 LETTERS = list("abcdefghijklmnopqrstuvwxyz") + ["ab"]
-
-
-def need(module):
-    try:
-        return __import__(module)
-    except Exception as e:  # noqa: BLE001
-        sys.stderr.write(f"unavailable: cannot import {module}: {e}\n")
-        sys.exit(3)
 
 
 def stub_torch():

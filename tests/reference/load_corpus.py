@@ -39,16 +39,10 @@ import os
 import shutil
 import sys
 
+from need import need
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOKENS = ["<unk>", "<s>", "</s>", "hello"]
-
-
-def need(module):
-    try:
-        return __import__(module)
-    except Exception as e:  # noqa: BLE001
-        sys.stderr.write(f"unavailable: cannot import {module}: {e}\n")
-        sys.exit(3)
 
 
 # The `default` template of the named-templates folders (ours, not from the corpus).

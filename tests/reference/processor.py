@@ -25,6 +25,8 @@ import json
 import os
 import sys
 
+from need import need
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Small templates of ours for the layout folders: each says which file it came from.
@@ -33,14 +35,6 @@ LAYOUT_TEMPLATE = (
     "{% else %}{% for c in m.content %}{{ c.type }}{% if c.url is defined %}={{ c.url }}{% endif %};"
     "{% endfor %}{% endif %}\n{% endfor %}{{ image_token | default('') }}"
 )
-
-
-def need(module):
-    try:
-        return __import__(module)
-    except Exception as e:  # noqa: BLE001
-        sys.stderr.write(f"unavailable: cannot import {module}: {e}\n")
-        sys.exit(3)
 
 
 def tagged(tag):
