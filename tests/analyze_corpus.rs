@@ -117,8 +117,13 @@ fn render_turn(
     None
 }
 
+/// The templates analysed: `../shared/corpus/templates`, or the `.jinja` files of the folder
+/// `ANALYZE_DIR` names (to run the same checks on templates from elsewhere).
 fn corpus() -> Option<Vec<(String, String)>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/templates");
+    let dir = match std::env::var_os("ANALYZE_DIR") {
+        Some(d) => std::path::PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/templates"),
+    };
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(|e| e.ok())
