@@ -9,6 +9,14 @@ Each run streams the output 20 times with each parser and keeps the median strea
 
 The output is a Hermes/Qwen3-style turn (reasoning, prose, two tool calls) split into tokens of
 about four characters, as a tokenizer's detokenizer hands them over; repeated to ~4000 tokens.
+
+When vLLM is importable (it needs torch; e.g. a virtual environment with `pip install vllm` and
+the chatcodec wheel), a second table compares chatcodec with vLLM's own Hermes tool parser
+(`Hermes2ProToolParser.extract_tool_calls_streaming`, called the way vLLM's server calls it:
+previous text, current text and delta per token) on the same turn without reasoning (vLLM
+runs a separate reasoning parser that needs token ids; the tool parser alone is measured),
+one turn (~60 tokens) and the turn repeated 20 times. The Hermes parser needs only a
+tokenizer-like object for its construction; a stand-in with the two marker tokens is given.
 """
 
 import argparse
@@ -118,12 +126,6 @@ def main():
     args = ap.parse_args()
     toks = tokens(TURN * 20)
     baseline = "pure-Python Hermes parser"
-    try:
-        import vllm  # noqa: F401
-
-        print("note: vllm is importable, but its parsers need a model tokenizer; not measured")
-    except Exception:  # noqa: BLE001
-        pass
     ours, theirs = [], []
     for _ in range(args.runs):
         ours.append(per_token(lambda: chatcodec.StreamParser(format="hermes", id_seed=0), toks) / 1000)
@@ -133,12 +135,69 @@ def main():
         m.feed(t)
     assert len(m.finish()["tool_calls"]) == 2
 
-    def spread(v):
-        return f"{statistics.mean(v):.2f} us ({min(v):.2f}..{max(v):.2f})"
-
     print(f"{len(toks)} tokens of ~4 characters, {args.runs} runs")
     print("chatcodec.StreamParser.feed per token:", spread(ours))
     print(f"{baseline} per token:", spread(theirs))
+    vllm_table(args.runs)
+
+
+# The turn without reasoning, for the tool parser alone.
+CALLS = TURN[TURN.index("</think>") + len("</think>"):]
+
+
+class VllmHermes:
+    """vLLM's Hermes tool parser driven as vLLM's server drives it: per token, the text
+    before, the text so far and the new text."""
+
+    def __init__(self, parser_class, request):
+        class Tokenizer:
+            def get_vocab(self):
+                return {"<tool_call>": 1, "</tool_call>": 2}
+
+        self.parser = parser_class(Tokenizer())
+        self.request = request
+        self.text = ""
+        self.deltas = []
+
+    def feed(self, token):
+        before, self.text = self.text, self.text + token
+        d = self.parser.extract_tool_calls_streaming(before, self.text, token, [], [], [], self.request)
+        if d is not None:
+            self.deltas.append(d)
+
+    def finish(self):
+        return self.deltas
+
+
+def vllm_table(runs):
+    try:
+        from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+        from vllm.tool_parsers.hermes_tool_parser import Hermes2ProToolParser
+    except Exception as e:  # noqa: BLE001
+        print(f"vLLM not importable ({type(e).__name__}): its parser is not measured")
+        return
+    import vllm
+
+    request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}])
+    check = VllmHermes(Hermes2ProToolParser, request)
+    for t in tokens(CALLS):
+        check.feed(t)
+    names = [c.function.name for d in check.deltas for c in d.tool_calls if c.function and c.function.name]
+    assert names == ["get_weather", "get_weather"], names
+    print(f"\nvLLM {vllm.__version__} Hermes2ProToolParser, the turn without reasoning, {runs} runs")
+    for repeat in (1, 20):
+        toks = tokens(CALLS * repeat)
+        ours = [per_token(lambda: chatcodec.StreamParser(format="hermes", id_seed=0), toks) / 1000
+                for _ in range(runs)]
+        theirs = [per_token(lambda: VllmHermes(Hermes2ProToolParser, request), toks, passes=5) / 1000
+                  for _ in range(runs)]
+        ratio = [b / a for a, b in zip(ours, theirs)]
+        print(f"{len(toks)} tokens: chatcodec {spread(ours)}, vLLM {spread(theirs)}, "
+              f"vLLM / chatcodec {statistics.mean(ratio):.0f}x ({min(ratio):.0f}..{max(ratio):.0f})")
+
+
+def spread(v):
+    return f"{statistics.mean(v):.2f} us ({min(v):.2f}..{max(v):.2f})"
 
 
 if __name__ == "__main__":
