@@ -153,6 +153,8 @@ class ByteTokenizer:
 def check_all(req):
     import llguidance as L
 
+    import structural_tag_check as ST
+
     tok = L.LLTokenizer(L.TokenizerWrapper(ByteTokenizer()))
 
     def matcher(g):
@@ -167,19 +169,21 @@ def check_all(req):
                 return False, "byte %d rejected after %r" % (i, data[max(0, i - 40):i + 1].decode(errors="replace"))
         return (True, "") if m.is_accepting() else (False, "not accepting at the end")
 
+    def check_schema(schema, path):
+        try:
+            import jsonschema
+        except ImportError:
+            jsonschema = None
+        if jsonschema is not None and isinstance(schema, dict):
+            jsonschema.Draft202012Validator.check_schema(schema)
+        why = L.LLMatcher.validate_grammar(L.grammar_from("json_schema", json.dumps(schema)))
+        if why:
+            raise ST.Invalid("%s: %s" % (path, why))
+
     def struct_grammar(text):
         tag = json.loads(text)
-        assert tag.get("type") == "structural_tag", "type is not structural_tag"
-        st, trig = tag.get("structures"), tag.get("triggers")
-        assert isinstance(st, list) and st and isinstance(trig, list) and trig, "structures and triggers are non-empty lists"
-        tags = []
-        for s in st:
-            assert set(s) == {"begin", "schema", "end"}, "a structure has begin, schema, end"
-            assert isinstance(s["begin"], str) and isinstance(s["end"], str) and isinstance(s["schema"], dict)
-            t = [x for x in trig if s["begin"].startswith(x)]
-            assert t, "no trigger starts %r" % s["begin"]
-            tags.append(L.StructTag(trigger=t[0], begin=s["begin"], grammar=s["schema"], end=s["end"]))
-        return L.StructTag.to_grammar(tags, assume_special=False)
+        ST.validate(tag, check_schema)
+        return ST.to_lark(tag)
 
     out = []
     for c in req["cases"]:
@@ -203,6 +207,13 @@ def check_all(req):
         for t in c["reject"]:
             ok, why = run(m0, t)
             r["rejected"].append(not ok)
+        if c["syntax"] == "structural_tag":
+            # xgrammar's own verdicts, where it can be imported.
+            try:
+                x = ST.xgrammar_accepts(json.loads(c["grammar"]), c["accept"] + c["reject"])
+            except Exception as e:
+                x = "%s: %s" % (type(e).__name__, e)
+            r["xgrammar"] = x
         out.append(r)
     return out
 
