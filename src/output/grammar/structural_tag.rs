@@ -152,7 +152,7 @@ fn class_regex(negated: bool, ranges: &[(char, char)]) -> String {
 /// content): free text, repetition and tag lists.
 fn unlimited(f: &Value) -> bool {
     match f["type"].as_str().unwrap_or("") {
-        "any_text" => f["excludes"].as_array().is_none_or(|e| e.is_empty()),
+        "any_text" => !f["excludes"].as_array().is_some_and(|e| !e.is_empty()),
         "triggered_tags" | "tags_with_separator" | "star" | "plus" => true,
         "sequence" | "or" => f["elements"].as_array().is_some_and(|v| {
             v.iter().any(|x| {
@@ -175,11 +175,8 @@ struct Compiler<'a> {
 
 impl<'a> Compiler<'a> {
     fn new(rules: &'a Rules) -> Self {
-        let index: HashMap<&str, &Expr> = rules
-            .rules
-            .iter()
-            .map(|(n, e)| (n.as_str(), e))
-            .collect();
+        let index: HashMap<&str, &Expr> =
+            rules.rules.iter().map(|(n, e)| (n.as_str(), e)).collect();
         let mut recursive = HashSet::new();
         for (name, e) in &rules.rules {
             // Rules the body reaches; recursive when the rule is among them.
@@ -328,8 +325,8 @@ fn peel(node: Value) -> (String, Value, String) {
     (begin, sequence(items), end)
 }
 
-/// One shape of the calls as tags: the trigger, the tags it dispatches to, and whether the
-/// shape is one section holding every call.
+/// One shape of the calls as tags: the trigger, the tags it dispatches to, and whether one
+/// tag holds every call (a section, or the calls from the first on).
 struct Region {
     trigger: String,
     tags: Vec<Value>,
@@ -446,36 +443,70 @@ fn region(
     if list {
         return Ok(None);
     }
-    let mut tags = Vec::new();
-    let mut trigger: Option<String> = None;
-    for c in compiled {
-        let (begin, content, end) = peel(c);
-        if begin.is_empty() || (end.is_empty() && unlimited(&content)) {
-            return Ok(None);
-        }
-        // The trigger is the opener up to its first whitespace (which the grammar lets vary).
-        let first = begin.split_whitespace().next().unwrap_or("").to_string();
-        let t = trigger.get_or_insert(first);
-        if !begin.starts_with(t.as_str()) {
-            return Ok(None);
-        }
-        tags.push(tag(&begin, content, &end));
-    }
-    let opener = tc
+    // The trigger: the call's open marker, else the literal the name follows (up to its
+    // first whitespace, which the grammar lets vary).
+    let prefix = match &tc.syntax {
+        CallSyntax::NameThenJson { name_prefix, .. }
+        | CallSyntax::XmlParams { name_prefix, .. }
+        | CallSyntax::KeyValue { name_prefix, .. } => name_prefix.split_whitespace().next(),
+        _ => None,
+    };
+    let trigger = tc
         .call
         .as_ref()
-        .map(|m| m.open.trim().to_string())
-        .filter(|s| !s.is_empty());
-    let trigger = match (trigger, opener) {
-        // A call marker is the trigger (all tools' begins start with it).
-        (Some(_), Some(op)) if !op.contains(char::is_whitespace) => op,
-        (Some(t), _) => t,
-        (None, _) => return Ok(None),
-    };
+        .map(|m| m.open.trim())
+        .filter(|s| !s.is_empty())
+        .or(prefix)
+        .unwrap_or("")
+        .to_string();
+    if trigger.is_empty() || trigger.contains(char::is_whitespace) {
+        return Ok(None);
+    }
+    let mut peeled = Vec::new();
+    for c in compiled {
+        let (begin, content, end) = peel(c);
+        if !begin.starts_with(&trigger) || (end.is_empty() && unlimited(&content)) {
+            return Ok(None);
+        }
+        peeled.push((begin, content, end));
+    }
+    // Several calls: when every call ends with the same marker, one tag per tool holds the
+    // first call and the calls after it (`REST (END SEP CALL-WITHOUT-END)*`, then END), so
+    // that nothing but calls follows the first call, as in the grammar. Otherwise each call
+    // is a tag of its own, and free text may come between calls.
+    let common_end = peeled
+        .first()
+        .map(|p| p.2.clone())
+        .filter(|e| !e.is_empty() && peeled.iter().all(|p| p.2 == *e));
+    let whole = parallel && common_end.is_some();
+    let mut tags = Vec::new();
+    for (begin, content, end) in &peeled {
+        match (&common_end, whole) {
+            (Some(e), true) => {
+                let heads: Vec<Value> = peeled
+                    .iter()
+                    .map(|(b, c, _)| sequence(vec![konst(b), c.clone()]))
+                    .collect();
+                let more = sequence(vec![
+                    konst(e),
+                    regex(WS),
+                    konst(tc.separator.trim()),
+                    regex(WS),
+                    or(heads),
+                ]);
+                let content = sequence(vec![
+                    content.clone(),
+                    json!({"type": "star", "content": more}),
+                ]);
+                tags.push(tag(begin, content, e));
+            }
+            _ => tags.push(tag(begin, content.clone(), end)),
+        }
+    }
     Ok(Some(Region {
         trigger,
         tags,
-        section: false,
+        section: whole,
         parallel,
     }))
 }
@@ -569,8 +600,10 @@ mod tests {
     use crate::output::Format;
 
     fn tools() -> Vec<Tool> {
-        tools_from_json(&json!([{"name": "get_weather", "parameters": {"type": "object",
-            "properties": {"city": {"type": "string"}}, "required": ["city"]}}]))
+        tools_from_json(
+            &json!([{"name": "get_weather", "parameters": {"type": "object",
+            "properties": {"city": {"type": "string"}}, "required": ["city"]}}]),
+        )
         .expect("tools")
     }
 
@@ -601,7 +634,8 @@ mod tests {
         assert_eq!(tt["type"], "triggered_tags");
         assert_eq!(tt["triggers"], json!(["<tool_call>"]));
         assert_eq!(tt["at_least_one"], false);
-        assert_eq!(tt["stop_after_first"], false);
+        // One tag holds the first call and the calls after it.
+        assert_eq!(tt["stop_after_first"], true);
         let t = &tt["tags"][0];
         assert_eq!(t["begin"], "<tool_call>");
         assert_eq!(t["end"], "</tool_call>");
@@ -648,7 +682,14 @@ mod tests {
 
     #[test]
     fn xml_parameters_and_python_values_are_written_too() {
-        for f in ["qwen3-coder", "pythonic", "gemma4", "llama3", "gpt-oss", "command-r7b"] {
+        for f in [
+            "qwen3-coder",
+            "pythonic",
+            "gemma4",
+            "llama3",
+            "gpt-oss",
+            "command-r7b",
+        ] {
             let v = st(f, GrammarOptions::default());
             assert_eq!(v["type"], "structural_tag", "{f}");
         }
