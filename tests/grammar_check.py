@@ -9,11 +9,13 @@ turns they are checked on with transformers' reference renderer.
              "after_prompt_prefix", "error"}]
     python3 tests/grammar_check.py check   < {"cases": [{"id", "syntax": "gbnf"|"lark"|"structural_tag",
                                               "grammar": str, "accept": [str], "reject": [str]}]}
-        -> [{"id", "error", "accepted": [bool], "rejected": [bool], "why": [str]}]
+        -> [{"id", "error", "accepted": [bool], "rejected": [bool], "why": [str], "xgrammar"}]
 
 A text is accepted when every byte is allowed and the matcher accepts at the end. A structural
-tag must be JSON of the documented shape; it is checked through the grammar llguidance builds
-from it (StructTag.to_grammar).
+tag must be JSON of xgrammar's structural-tag format with valid JSON schemas inside
+(tests/structural_tag_check.py); it is checked through the equivalent Lark grammar, and, where
+the xgrammar package can be imported, by xgrammar itself (the case's "xgrammar" field: its
+verdict on each accepted then rejected text, null when not importable, or the error).
 """
 import json
 import os

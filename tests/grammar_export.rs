@@ -2,10 +2,10 @@
 //! tests/grammar_check.py): for every tool-calling corpus template of a family with a format
 //! here, the GBNF and Lark grammars of that format's spec accept the assistant turn the template
 //! renders (transformers' reference renderer; end of turn removed) and reject the same turn with
-//! a tool name not in the request or an argument of the wrong type; the structural tag, where
-//! the format can be written as one, is valid JSON of the documented shape and does the same
-//! through the grammar llguidance builds from it. Plus tool_choice, parallel and lazy cases per
-//! syntax. Skipped (with a message) when the corpus or python/transformers/llguidance are
+//! a tool name not in the request or an argument of the wrong type; the structural tag is valid
+//! JSON of xgrammar's structural-tag format (tests/structural_tag_check.py) and does the same
+//! through the equivalent Lark grammar, and through xgrammar itself where the xgrammar package
+//! can be imported. Plus tool_choice, parallel and lazy cases per syntax. Skipped (with a message) when the corpus or python/transformers/llguidance are
 //! missing, except in CI (CI=true), where it must run.
 
 mod output_support;
@@ -326,6 +326,11 @@ fn corpus_grammars_accept_renders_and_reject_bad_calls() {
             (None, None) => {}
         }
     }
+    unexpected.extend(
+        xgrammar_misses
+            .iter()
+            .map(|m| format!("xgrammar differs: {m}")),
+    );
     for u in &unexpected {
         println!("{u}");
     }
