@@ -513,6 +513,21 @@ fn tool_choice_parallel_and_lazy_per_syntax() {
             .map(|x| x == true)
             .collect();
         assert_eq!((acc.len(), rej.len()), (*na, *nr), "{id}");
+        // xgrammar's own verdicts on a structural tag, where it can be imported.
+        match &r["xgrammar"] {
+            Value::Array(v) => {
+                let want: Vec<bool> = (0..*na)
+                    .map(|_| true)
+                    .chain((0..*nr).map(|_| false))
+                    .collect();
+                let got: Vec<bool> = v.iter().map(|x| x == true).collect();
+                if got != want {
+                    failures.push(format!("{id}: xgrammar says {got:?}, expected {want:?}"));
+                }
+            }
+            Value::String(e) => failures.push(format!("{id}: xgrammar: {e}")),
+            _ => {}
+        }
         for (i, ok) in acc.iter().enumerate() {
             if !ok {
                 failures.push(format!(
