@@ -476,12 +476,24 @@ fn tool_choice_parallel_and_lazy_per_syntax() {
     assert_eq!(calls["tags"][0]["end"], "</tool_call>");
     let g = grammar::export(&fv31, &tools, &st).expect("exports");
     let tag: Value = serde_json::from_str(&g.grammar).expect("JSON");
-    // The name is part of the tag's beginning where the format writes it before the
-    // arguments (whitespace may follow it, so `>` is in the content).
-    assert_eq!(
-        tag["format"]["elements"][1]["tags"][1]["begin"],
-        "<function=search"
-    );
+    // Several calls: one tag from the trigger holds them all (each tool's name in it).
+    let calls = &tag["format"]["elements"][1];
+    assert_eq!(calls["tags"][0]["begin"], "<function=");
+    assert_eq!(calls["tags"][0]["end"], "</function>");
+    assert!(calls["tags"][0]["content"]
+        .to_string()
+        .contains("\"search\""));
+    // One call: a tag per tool, its beginning the markers and the name as far as they are
+    // fixed (whitespace may follow the name, so `>` is in the content).
+    let one = GrammarOptions {
+        parallel: false,
+        ..st
+    };
+    let g1 = grammar::export(&fv31, &tools, &one).expect("exports");
+    let t1: Value = serde_json::from_str(&g1.grammar).expect("JSON");
+    let calls = &t1["format"]["elements"][1];
+    assert_eq!(calls["tags"][1]["begin"], "<function=search");
+    assert_eq!(calls["stop_after_first"], true);
     let f_ok = r#"Here.<function=search>{"query": "x"}</function>"#;
     cases.push(case(
         "structural_tag|functionary".into(),

@@ -470,39 +470,39 @@ fn region(
         }
         peeled.push((begin, content, end));
     }
-    // Several calls: when every call ends with the same marker, one tag per tool holds the
-    // first call and the calls after it (`REST (END SEP CALL-WITHOUT-END)*`, then END), so
-    // that nothing but calls follows the first call, as in the grammar. Otherwise each call
-    // is a tag of its own, and free text may come between calls.
+    // Several calls: when every call ends with the same marker, one tag holds the first call
+    // and the calls after it (`CALL-WITHOUT-END (END SEP CALL-WITHOUT-END)*`, then END), so
+    // that nothing but calls follows the first call, as in the grammar; its begin is the
+    // trigger and each tool's own beginning follows in the content (the size stays linear in
+    // the tools). Otherwise each call is a tag of its own (begin = its markers and name), and
+    // free text may come between calls.
     let common_end = peeled
         .first()
         .map(|p| p.2.clone())
         .filter(|e| !e.is_empty() && peeled.iter().all(|p| p.2 == *e));
     let whole = parallel && common_end.is_some();
-    let mut tags = Vec::new();
-    for (begin, content, end) in &peeled {
-        match (&common_end, whole) {
-            (Some(e), true) => {
-                let heads: Vec<Value> = peeled
-                    .iter()
-                    .map(|(b, c, _)| sequence(vec![konst(b), c.clone()]))
-                    .collect();
-                let more = sequence(vec![
-                    konst(e),
-                    regex(WS),
-                    konst(tc.separator.trim()),
-                    regex(WS),
-                    or(heads),
-                ]);
-                let content = sequence(vec![
-                    content.clone(),
-                    json!({"type": "star", "content": more}),
-                ]);
-                tags.push(tag(begin, content, e));
-            }
-            _ => tags.push(tag(begin, content.clone(), end)),
+    let tags = match common_end.as_deref() {
+        Some(e) if whole => {
+            let rests: Vec<Value> = peeled
+                .iter()
+                .map(|(b, c, _)| sequence(vec![konst(&b[trigger.len()..]), c.clone()]))
+                .collect();
+            let heads: Vec<Value> = peeled
+                .iter()
+                .map(|(b, c, _)| sequence(vec![konst(b), c.clone()]))
+                .collect();
+            let more = sequence(vec![
+                konst(e),
+                regex(WS),
+                konst(tc.separator.trim()),
+                regex(WS),
+                or(heads),
+            ]);
+            let content = sequence(vec![or(rests), json!({"type": "star", "content": more})]);
+            vec![tag(&trigger, content, e)]
         }
-    }
+        _ => peeled.into_iter().map(|(b, c, e)| tag(&b, c, &e)).collect(),
+    };
     Ok(Some(Region {
         trigger,
         tags,
