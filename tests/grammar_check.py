@@ -220,6 +220,28 @@ def check_all(req):
     return out
 
 
+def selftest():
+    """The structural-tag checker's own test (structural_tag_check.selftest)."""
+    import llguidance as L
+
+    import structural_tag_check as ST
+
+    tok = L.LLTokenizer(L.TokenizerWrapper(ByteTokenizer()))
+
+    def matcher(g):
+        m = L.LLMatcher(tok, g, log_level=0)
+        return m, (m.get_error() if m.is_error() else None)
+
+    def run(m0, text):
+        m = m0.deep_copy()
+        for b in text.encode():
+            if not m.consume_token(b):
+                return False, ""
+        return m.is_accepting(), ""
+
+    return {"failures": ST.selftest(matcher, run), "xgrammar": ST.xgrammar() is not None}
+
+
 def main():
     req = json.load(sys.stdin)
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
@@ -227,8 +249,10 @@ def main():
         json.dump(render_all(req), sys.stdout)
     elif mode == "check":
         json.dump(check_all(req), sys.stdout)
+    elif mode == "selftest":
+        json.dump(selftest(), sys.stdout)
     else:
-        sys.exit("usage: grammar_check.py render|check < request.json")
+        sys.exit("usage: grammar_check.py render|check|selftest < request.json")
 
 
 if __name__ == "__main__":

@@ -836,3 +836,27 @@ fn arguments_follow_the_schema_in_every_value_syntax() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The structural-tag checker itself: its validator refuses malformed tags, and its translation
+/// to Lark follows xgrammar's semantics on small tags (`triggered_tags` with each combination
+/// of `at_least_one` and `stop_after_first`, `tags_with_separator`, `any_text` stopping at the
+/// enclosing tag's end, `grammar` and `regex` nodes); xgrammar's own verdicts agree where it can
+/// be imported.
+#[test]
+fn structural_tag_checker_follows_xgrammar() {
+    let Some(r) = python("selftest", &json!({})) else {
+        return;
+    };
+    let failures: Vec<&str> = r["failures"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    println!(
+        "structural-tag checker self-test: {} failures (xgrammar importable: {})",
+        failures.len(),
+        r["xgrammar"]
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -476,3 +476,81 @@ def xgrammar_accepts(tag, texts):
 
     g = x.Grammar.from_structural_tag(tag)
     return [bool(_is_grammar_accept_string(g, t)) for t in texts]
+
+
+# ---------------------------------------------------------------------------------------------
+# Self-test: the validator refuses malformed tags, and the translation follows xgrammar's
+# semantics on small tags (checked by llguidance, and by xgrammar where it can be imported).
+
+
+def _tt(at_least_one, stop_after_first):
+    call = {"type": "tag", "begin": "<f=a>", "content": {"type": "json_schema", "json_schema": {
+        "type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}, "end": "</f>"}
+    return {"type": "structural_tag", "format": {"type": "triggered_tags", "triggers": ["<f="], "tags": [call],
+            "at_least_one": at_least_one, "stop_after_first": stop_after_first}}
+
+
+SEMANTICS = [
+    (_tt(False, False), ["hi", "", 'x<f=a>{"n": 1}</f>y<f=a>{"n": 2}</f>z'],
+     ['x<f=b>{"n": 1}</f>', 'x<f=a>{"n": "1"}</f>']),
+    (_tt(True, False), ['<f=a>{"n": 1}</f>y<f=a>{"n": 2}</f>'], ["hi", 'x<f=a>{"n": 1}</f>']),
+    (_tt(False, True), ["hi", 'x<f=a>{"n": 1}</f>'], ['x<f=a>{"n": 1}</f>y', '<f=a>{"n": 1}</f><f=a>{"n": 1}</f>']),
+    (_tt(True, True), ['<f=a>{"n": 1}</f>'], ["hi", 'x<f=a>{"n": 1}</f>', '<f=a>{"n": 1}</f>y']),
+    ({"type": "structural_tag", "format": {"type": "tag", "begin": "<s>", "content": {
+        "type": "tags_with_separator", "separator": ",", "at_least_one": True, "tags": [
+            {"type": "tag", "begin": "[", "content": {"type": "const_string", "value": "x"}, "end": "]"}]},
+        "end": "</s>"}},
+     ["<s>[x]</s>", "<s>[x],[x]</s>"], ["<s></s>", "<s>[x][x]</s>", "<s>[x],</s>"]),
+    ({"type": "structural_tag", "format": {"type": "sequence", "elements": [
+        {"type": "tag", "begin": "<t>", "content": {"type": "sequence", "elements": [
+            {"type": "any_text", "excludes": ["|"]}, {"type": "const_string", "value": "|"},
+            {"type": "any_text"}]}, "end": "</t>"},
+        {"type": "regex", "pattern": "[0-9]+"}]}},
+     ["<t>a|b</t>7", "<t>|</t>12", "<t>a||</t>1"], ["<t>a</t>7", "<t>a|b</t>", "<t>a|b</t>c</t>7"]),
+    ({"type": "structural_tag", "format": {"type": "grammar", "grammar": 'root ::= "a" root-2\nroot-2 ::= [b-c]*\n'}},
+     ["a", "abcb"], ["", "ad"]),
+]
+
+INVALID = [
+    {"type": "structural_tag"},
+    {"type": "structural_tag", "format": {"type": "nope"}},
+    {"type": "structural_tag", "format": {"type": "const_string", "value": "x", "extra": 1}},
+    {"type": "structural_tag", "format": {"type": "sequence", "elements": []}},
+    {"type": "structural_tag", "format": {"type": "json_schema", "json_schema": {}, "style": "yaml"}},
+    {"type": "structural_tag", "format": {"type": "triggered_tags", "triggers": ["<a"], "tags": [
+        {"type": "tag", "begin": "<b>", "content": {"type": "const_string", "value": "x"}, "end": ""}]}},
+    {"type": "structural_tag", "format": {"type": "tag", "begin": "", "content": {"type": "any_text"}, "end": ""}},
+    {"type": "structural_tag", "format": {"type": "tag", "begin": "<a>", "content": {"type": "const_string", "value": "x"}}},
+    {"type": "structural_tag", "structures": [], "triggers": []},
+]
+
+
+def selftest(matcher, run):
+    """Returns a list of failures (empty when all pass)."""
+    fails = []
+    for bad in INVALID:
+        try:
+            validate(bad)
+            fails.append("validate accepted %s" % json.dumps(bad))
+        except Invalid:
+            pass
+    import llguidance as L
+
+    for tag, accept, reject in SEMANTICS:
+        try:
+            validate(tag)
+            m0, err = matcher(L.grammar_from("lark", to_lark(tag)))
+            if err:
+                raise Invalid(err)
+        except Exception as e:
+            fails.append("%s: %s" % (json.dumps(tag["format"])[:80], e))
+            continue
+        for t in accept + reject:
+            want = t in accept
+            got = run(m0, t)[0]
+            if got != want:
+                fails.append("%s: llguidance on %r: %s" % (json.dumps(tag["format"])[:60], t, got))
+        x = xgrammar_accepts(tag, accept + reject)
+        if x is not None and x != [t in accept for t in accept + reject]:
+            fails.append("%s: xgrammar says %s" % (json.dumps(tag["format"])[:60], x))
+    return fails

@@ -11,7 +11,8 @@
 //! with calls behind openers ([`layout`]), the calls are written the structural-tag way: the
 //! reasoning block as a `tag` whose content is `any_text`, free text as `triggered_tags` whose
 //! triggers are the call openers, one `tag` per tool (begin = the call's markers and name as
-//! far as they are fixed), and a section around all calls as a `tag` holding
+//! far as they are fixed), several calls that end with one marker as one `tag` from the trigger
+//! to the last call's end, and a section around all calls as a `tag` holding
 //! `tags_with_separator`.
 
 use super::build::{self, call_body, cat, mark};
