@@ -859,4 +859,11 @@ fn structural_tag_checker_follows_xgrammar() {
         r["xgrammar"]
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Where an xgrammar install is named (.ci/run), it must be usable.
+    if let Ok(dir) = std::env::var("CHATCODEC_XGRAMMAR") {
+        assert_eq!(
+            r["xgrammar"], true,
+            "xgrammar cannot be imported from {dir}"
+        );
+    }
 }

@@ -432,13 +432,18 @@ _XGR = []
 def xgrammar():
     """The xgrammar module, or None. Its package requires torch, which it needs only for GPU
     bitmasks: without torch, a stand-in module is put in its place after xgrammar's FFI layer
-    has loaded."""
+    has loaded. $CHATCODEC_XGRAMMAR names a folder to import it from."""
     if _XGR:
         return _XGR[0]
     mod = None
     try:
+        import os
         import sys
         import types
+
+        # An install made with `pip install --no-deps --target DIR` (see .ci/run).
+        if os.environ.get("CHATCODEC_XGRAMMAR"):
+            sys.path.insert(0, os.environ["CHATCODEC_XGRAMMAR"])
         try:
             import torch  # noqa: F401
         except ImportError:
