@@ -9,11 +9,13 @@ turns they are checked on with transformers' reference renderer.
              "after_prompt_prefix", "error"}]
     python3 tests/grammar_check.py check   < {"cases": [{"id", "syntax": "gbnf"|"lark"|"structural_tag",
                                               "grammar": str, "accept": [str], "reject": [str]}]}
-        -> [{"id", "error", "accepted": [bool], "rejected": [bool], "why": [str]}]
+        -> [{"id", "error", "accepted": [bool], "rejected": [bool], "why": [str], "xgrammar"}]
 
 A text is accepted when every byte is allowed and the matcher accepts at the end. A structural
-tag must be JSON of the documented shape; it is checked through the grammar llguidance builds
-from it (StructTag.to_grammar).
+tag must be JSON of xgrammar's structural-tag format with valid JSON schemas inside
+(tests/structural_tag_check.py); it is checked through the equivalent Lark grammar, and, where
+the xgrammar package can be imported, by xgrammar itself (the case's "xgrammar" field: its
+verdict on each accepted then rejected text, null when not importable, or the error).
 """
 import json
 import os
@@ -153,6 +155,8 @@ class ByteTokenizer:
 def check_all(req):
     import llguidance as L
 
+    import structural_tag_check as ST
+
     tok = L.LLTokenizer(L.TokenizerWrapper(ByteTokenizer()))
 
     def matcher(g):
@@ -167,19 +171,21 @@ def check_all(req):
                 return False, "byte %d rejected after %r" % (i, data[max(0, i - 40):i + 1].decode(errors="replace"))
         return (True, "") if m.is_accepting() else (False, "not accepting at the end")
 
+    def check_schema(schema, path):
+        try:
+            import jsonschema
+        except ImportError:
+            jsonschema = None
+        if jsonschema is not None and isinstance(schema, dict):
+            jsonschema.Draft202012Validator.check_schema(schema)
+        why = L.LLMatcher.validate_grammar(L.grammar_from("json_schema", json.dumps(schema)))
+        if why:
+            raise ST.Invalid("%s: %s" % (path, why))
+
     def struct_grammar(text):
         tag = json.loads(text)
-        assert tag.get("type") == "structural_tag", "type is not structural_tag"
-        st, trig = tag.get("structures"), tag.get("triggers")
-        assert isinstance(st, list) and st and isinstance(trig, list) and trig, "structures and triggers are non-empty lists"
-        tags = []
-        for s in st:
-            assert set(s) == {"begin", "schema", "end"}, "a structure has begin, schema, end"
-            assert isinstance(s["begin"], str) and isinstance(s["end"], str) and isinstance(s["schema"], dict)
-            t = [x for x in trig if s["begin"].startswith(x)]
-            assert t, "no trigger starts %r" % s["begin"]
-            tags.append(L.StructTag(trigger=t[0], begin=s["begin"], grammar=s["schema"], end=s["end"]))
-        return L.StructTag.to_grammar(tags, assume_special=False)
+        ST.validate(tag, check_schema)
+        return ST.to_lark(tag)
 
     out = []
     for c in req["cases"]:
@@ -203,8 +209,37 @@ def check_all(req):
         for t in c["reject"]:
             ok, why = run(m0, t)
             r["rejected"].append(not ok)
+        if c["syntax"] == "structural_tag":
+            # xgrammar's own verdicts, where it can be imported.
+            try:
+                x = ST.xgrammar_accepts(json.loads(c["grammar"]), c["accept"] + c["reject"])
+            except Exception as e:
+                x = "%s: %s" % (type(e).__name__, e)
+            r["xgrammar"] = x
         out.append(r)
     return out
+
+
+def selftest():
+    """The structural-tag checker's own test (structural_tag_check.selftest)."""
+    import llguidance as L
+
+    import structural_tag_check as ST
+
+    tok = L.LLTokenizer(L.TokenizerWrapper(ByteTokenizer()))
+
+    def matcher(g):
+        m = L.LLMatcher(tok, g, log_level=0)
+        return m, (m.get_error() if m.is_error() else None)
+
+    def run(m0, text):
+        m = m0.deep_copy()
+        for b in text.encode():
+            if not m.consume_token(b):
+                return False, ""
+        return m.is_accepting(), ""
+
+    return {"failures": ST.selftest(matcher, run), "xgrammar": ST.xgrammar() is not None}
 
 
 def main():
@@ -214,8 +249,10 @@ def main():
         json.dump(render_all(req), sys.stdout)
     elif mode == "check":
         json.dump(check_all(req), sys.stdout)
+    elif mode == "selftest":
+        json.dump(selftest(), sys.stdout)
     else:
-        sys.exit("usage: grammar_check.py render|check < request.json")
+        sys.exit("usage: grammar_check.py render|check|selftest < request.json")
 
 
 if __name__ == "__main__":

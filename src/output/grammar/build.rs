@@ -498,10 +498,18 @@ fn call_bodies(
 
 pub(super) fn args(r: &mut Rules, t: &Tool, i: usize, style: &Style) -> Expr {
     let base = format!("tool{i}-args");
-    match &t.parameters {
+    let e = match &t.parameters {
         serde_json::Value::Object(_) => schema::value(r, &t.parameters, style, &base),
         _ => schema::any(r, style),
+    };
+    if *style != Style::Json {
+        return e;
     }
+    let s = match &t.parameters {
+        serde_json::Value::Object(_) => t.parameters.clone(),
+        _ => serde_json::json!({}),
+    };
+    r.add_json(&format!("{base}-json"), &s, e)
 }
 
 fn props(t: &Tool) -> (Vec<(String, serde_json::Value)>, Vec<String>) {
@@ -687,7 +695,9 @@ pub(super) fn call_body(
                                 .unwrap_or_default();
                             Expr::alt(e)
                         } else {
-                            schema::value(r, s, &Style::Json, &format!("tool{i}-p{j}-{n}"))
+                            let base = format!("tool{i}-p{j}-{n}");
+                            let v = schema::value(r, s, &Style::Json, &base);
+                            r.add_json(&format!("{base}-json"), s, v)
                         };
                         let sm = mark(r, &suffix);
                         cat(r, vec![v, sm])

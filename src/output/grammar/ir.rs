@@ -95,6 +95,9 @@ pub(crate) struct Rules {
     /// Every rule name in use.
     used: std::collections::HashSet<String>,
     automata: HashMap<(bool, Vec<String>), String>,
+    /// Rules that are a JSON value following a JSON schema (tool arguments, JSON-typed
+    /// parameters): a structural tag writes them as `json_schema` nodes.
+    json: HashMap<String, serde_json::Value>,
 }
 
 impl Rules {
@@ -116,6 +119,35 @@ impl Rules {
             self.rules[i].1 = e;
         }
         Expr::Ref(name.to_string())
+    }
+
+    /// Defines a rule under a fresh name derived from `base` for `e`, a JSON value following
+    /// `schema`, and remembers the schema.
+    pub(crate) fn add_json(&mut self, base: &str, schema: &serde_json::Value, e: Expr) -> Expr {
+        let r = self.add(base, e);
+        if let Expr::Ref(n) = &r {
+            self.json.insert(n.clone(), schema.clone());
+        }
+        r
+    }
+
+    /// The JSON schema of a rule made by [`Rules::add_json`].
+    pub(crate) fn json_schema_of(&self, name: &str) -> Option<&serde_json::Value> {
+        self.json.get(name)
+    }
+
+    /// For the start rule of a free-text automaton: whether it runs through a stop, and the
+    /// stops.
+    pub(crate) fn automaton_of(&self, name: &str) -> Option<(bool, Vec<String>)> {
+        self.automata
+            .iter()
+            .find(|(_, n)| n.as_str() == name)
+            .map(|((through, stops), _)| (*through, stops.clone()))
+    }
+
+    /// The body of the rule `name`.
+    pub(crate) fn body(&self, name: &str) -> Option<&Expr> {
+        self.rules.iter().find(|(n, _)| n == name).map(|(_, e)| e)
     }
 
     /// Sets the start rule's body (the rule named `root`, placed first).

@@ -47,7 +47,7 @@ pub enum Syntax {
     Gbnf,
     /// Lark, in the dialect llguidance reads.
     Lark,
-    /// xgrammar structural tags: `{"type": "structural_tag", "structures": [...], "triggers": [...]}`.
+    /// xgrammar structural tags: `{"type": "structural_tag", "format": {...}}`.
     StructuralTag,
 }
 
@@ -122,8 +122,8 @@ pub struct Grammar {
     pub grammar: String,
     /// The triggers of a lazy grammar (empty otherwise).
     pub triggers: Vec<Trigger>,
-    /// What the grammar leaves out of the spec (a structural tag leaves out the shapes of
-    /// calls it cannot express, which stay free text).
+    /// What the grammar leaves out of the spec, if anything (every export describes the
+    /// whole spec today; the CLI prints notes to stderr).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
@@ -268,14 +268,32 @@ mod tests {
                     Err(e) => assert!(no_tools, "{name}: {e}"),
                 }
             }
-            // Structural tags either export or say why not; never panic.
-            let st = GrammarOptions {
-                syntax: Syntax::StructuralTag,
-                ..GrammarOptions::default()
-            };
-            if let Ok(g) = export(&spec, &tools, &st) {
-                let v: Value = serde_json::from_str(&g.grammar).expect("JSON");
-                assert_eq!(v["type"], "structural_tag", "{name}");
+            // Structural tags export wherever GBNF does, in every mode.
+            for tool_choice in [ToolChoice::Auto, ToolChoice::Required, ToolChoice::None] {
+                for (parallel, lazy) in [(true, false), (false, false), (true, true)] {
+                    let o = GrammarOptions {
+                        tool_choice,
+                        parallel,
+                        lazy,
+                        ..GrammarOptions::default()
+                    };
+                    let gbnf = export(&spec, &tools, &o);
+                    let st = export(
+                        &spec,
+                        &tools,
+                        &GrammarOptions {
+                            syntax: Syntax::StructuralTag,
+                            ..o
+                        },
+                    );
+                    assert_eq!(gbnf.is_ok(), st.is_ok(), "{name} {o:?}");
+                    if let Ok(g) = st {
+                        let v: Value = serde_json::from_str(&g.grammar).expect("JSON");
+                        assert_eq!(v["type"], "structural_tag", "{name}");
+                        assert!(v["format"]["type"].is_string(), "{name}");
+                        assert_eq!(g.triggers, gbnf.map(|g| g.triggers).unwrap_or_default());
+                    }
+                }
             }
         }
     }
