@@ -95,6 +95,26 @@ pub(crate) fn kwargs_vals<'a, 'py>(
     Ok(out)
 }
 
+thread_local! {
+    /// The output buffer of this thread's renders, kept between calls so that a prompt is
+    /// written into memory that is already there (not grown by doubling on every call).
+    static OUT: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+}
+
+/// This thread's output buffer, empty (a new one while another call on this thread holds it).
+pub(crate) fn take_out() -> String {
+    let mut s = OUT.with(|o| o.take());
+    s.clear();
+    s
+}
+
+/// Returns the output buffer for the next call (unless an unusually large render grew it).
+pub(crate) fn give_out(s: String) {
+    if s.capacity() <= 1 << 20 {
+        OUT.with(|o| o.set(s));
+    }
+}
+
 /// Values moved into `py.detach` (which wants `Send`): template values, borrowed text and
 /// the builder, none of which are `Send` as types.
 ///
@@ -268,31 +288,34 @@ fn render_jinja_template<'py>(
         let job = OnThisThread((b, request, chats));
         let render = move || {
             let (b, mut request, chats) = job.into_inner();
-            let mut out = Vec::with_capacity(chats.len());
+            // All prompts are written one after another into one buffer: (start, end, spans).
+            let mut buf = take_out();
+            let mut parts = Vec::with_capacity(chats.len());
             for chat in chats {
                 request.messages = chat;
-                let mut text = String::new();
-                let spans = b.render(t, &request, &mut text)?;
+                let start = buf.len();
+                let spans = b.render(t, &request, &mut buf)?;
                 let spans = if mask {
-                    char_spans(&text, &spans)
+                    char_spans(&buf[start..], &spans)
                 } else {
                     Vec::new()
                 };
-                out.push((text, spans));
+                parts.push((start, buf.len(), spans));
             }
-            Ok::<_, Error>(out)
+            Ok::<_, Error>((buf, parts))
         };
         Ok::<_, PyErr>(py.detach(render))
     })?;
-    let results = results.map_err(|e| to_pyerr(py, &e))?;
+    let (buf, parts) = results.map_err(|e| to_pyerr(py, &e))?;
     let texts = PyList::empty(py);
     let indices = PyList::empty(py);
-    for (text, spans) in results {
-        texts.append(PyString::new(py, &text))?;
+    for (start, end, spans) in parts {
+        texts.append(PyString::new(py, &buf[start..end]))?;
         if mask {
             indices.append(spans)?;
         }
     }
+    give_out(buf);
     PyTuple::new(py, [texts.into_any(), indices.into_any()])
 }
 

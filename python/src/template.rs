@@ -15,7 +15,10 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 
 use crate::convert::{Converter, Keep};
 use crate::pyjson::{data_json, to_json, to_py};
-use crate::{char_spans, check_documents, continue_field, kwargs_vals, to_pyerr, OnThisThread};
+use crate::{
+    char_spans, check_documents, continue_field, give_out, kwargs_vals, take_out, to_pyerr,
+    OnThisThread,
+};
 
 /// A chat template compiled once, with the special tokens it is rendered with.
 ///
@@ -181,7 +184,7 @@ impl ChatTemplate {
             let job = OnThisThread((b, request));
             py.detach(move || {
                 let (b, request) = job.into_inner();
-                let mut text = String::new();
+                let mut text = take_out();
                 let spans = t.apply_built(b, &request, mask, &mut text)?;
                 let spans = char_spans(&text, &spans);
                 Ok::<_, Error>((text, spans))
@@ -189,7 +192,11 @@ impl ChatTemplate {
             .map_err(|e| to_pyerr(py, &e))
         });
         let (text, spans) = rendered?;
-        let text = PyString::new(py, &text).into_any();
+        let text = {
+            let s = PyString::new(py, &text).into_any();
+            give_out(text);
+            s
+        };
         if mask {
             Ok(PyTuple::new(py, [text, PyList::new(py, spans)?.into_any()])?.into_any())
         } else {

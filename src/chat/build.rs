@@ -124,15 +124,17 @@ pub struct Builder<'a, 's> {
 pub fn with_builder<'s, R>(f: impl for<'a> FnOnce(&'a Builder<'a, 's>) -> R) -> R {
     crate::vm::with_arena(|arena| {
         let builder = Builder {
-            ctx: Ctx::new(
-                arena,
-                crate::clock::DateTime::from_unix(0, 0),
-                crate::Limits::default().max_output,
-            ),
+            ctx: Ctx::new(arena, epoch(), crate::Limits::default().max_output),
             _strings: PhantomData,
         };
         f(&builder)
     })
+}
+
+/// The Unix epoch, computed once: the time of a context whose clock is never read.
+pub(crate) fn epoch() -> crate::clock::DateTime {
+    static EPOCH: std::sync::OnceLock<crate::clock::DateTime> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(|| crate::clock::DateTime::from_unix(0, 0))
 }
 
 /// A list or tuple being built.

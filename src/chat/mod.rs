@@ -240,7 +240,12 @@ pub(crate) fn render_built<'a>(
     let start = out.len();
     let prog = &template.program;
     let limits = extra.limits.unwrap_or(&template.options.limits);
-    let now = extra.now.unwrap_or_else(|| template.options.clock.now());
+    // The clock is read only by `strftime_now`, which a template reaches by that global name.
+    let now = match extra.now {
+        Some(now) => now,
+        None if prog.globals.iter().any(|g| &**g == "strftime_now") => template.options.clock.now(),
+        None => build::epoch(),
+    };
     let ctx = Ctx::new(arena, now, limits.max_output);
     let items: &'a [Value<'a>] = match req.messages.0 {
         Value::List(v) | Value::Tuple(v) => v,
