@@ -26,6 +26,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use smallvec::SmallVec;
 use std::borrow::Cow;
 
 /// Strings longer than this many bytes are borrowed from their `str` objects, shorter ones
@@ -162,6 +163,7 @@ impl<'py> Keep<'py> {
 
     /// The text of a `str` (or a subclass's base value) as a template string: copied into
     /// the arena when short, else borrowed for as long as `self`.
+    #[inline]
     pub(crate) fn str<'a, 's>(
         &'s self,
         b: &Builder<'a, 's>,
@@ -192,7 +194,8 @@ impl<'py> Keep<'py> {
 pub(crate) struct Converter<'a, 's, 'py> {
     b: &'a Builder<'a, 's>,
     keep: &'s Keep<'py>,
-    stack: Vec<usize>,
+    /// Inline up to a depth that ordinary requests do not reach (no allocation per call).
+    stack: SmallVec<[usize; 16]>,
 }
 
 impl<'a, 's, 'py> Converter<'a, 's, 'py> {
@@ -200,7 +203,7 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
         Converter {
             b,
             keep,
-            stack: Vec::new(),
+            stack: SmallVec::new(),
         }
     }
 
@@ -223,6 +226,7 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
     }
 
     /// The text of a `str`, as a template string.
+    #[inline]
     pub(crate) fn str(&self, s: &Bound<'py, PyString>) -> PyResult<Val<'a>> {
         self.keep.str(self.b, s)
     }
@@ -460,6 +464,7 @@ extern "C" {
 /// The text of a `str` (or a subclass's base value): CPython's own UTF-8 form of it (the
 /// characters themselves for an ASCII string, else a buffer cached in the object), not a copy.
 #[cfg(not(windows))]
+#[inline]
 pub(crate) fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
     let mut size: pyo3::ffi::Py_ssize_t = 0;
     // SAFETY: `s` is a live str object and the GIL is held; the returned buffer belongs to

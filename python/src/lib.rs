@@ -8,6 +8,7 @@ use chatcodec::{Error, ErrorKind};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use smallvec::SmallVec;
 
 mod cache;
 mod convert;
@@ -248,7 +249,7 @@ fn render_jinja_template<'py>(
     check_documents(documents)?;
     let continue_final_message = continue_field(continue_final_message)?;
 
-    let items: Vec<Bound<'py, PyAny>> = match conversations.cast_exact::<PyList>() {
+    let items: SmallVec<[Bound<'py, PyAny>; 4]> = match conversations.cast_exact::<PyList>() {
         Ok(list) => list.iter().collect(),
         Err(_) => conversations.try_iter()?.collect::<PyResult<_>>()?,
     };
@@ -256,7 +257,7 @@ fn render_jinja_template<'py>(
     let t = &*template;
     let results = chat::with_builder(|b| {
         let mut conv = Converter::new(b, &keep);
-        let mut chats = Vec::with_capacity(items.len());
+        let mut chats: SmallVec<[Val; 4]> = SmallVec::with_capacity(items.len());
         for (i, chat) in items.iter().enumerate() {
             // A Conversation object (anything but a list or tuple with `.messages`) is read
             // through its messages, as transformers does.
@@ -290,7 +291,7 @@ fn render_jinja_template<'py>(
             let (b, mut request, chats) = job.into_inner();
             // All prompts are written one after another into one buffer: (start, end, spans).
             let mut buf = take_out();
-            let mut parts = Vec::with_capacity(chats.len());
+            let mut parts: SmallVec<[_; 4]> = SmallVec::with_capacity(chats.len());
             for chat in chats {
                 request.messages = chat;
                 let start = buf.len();

@@ -372,7 +372,7 @@ fn build_messages<'a>(
     }
     let (new_last, text) = match final_message {
         Value::Str(_) => {
-            let mut pairs = dict_pairs(ctx, last_value);
+            let mut pairs = dict_pairs(ctx, last_value).to_vec();
             let mut text = String::new();
             for f in &fields {
                 if let Some(p) = pairs
@@ -397,7 +397,7 @@ fn build_messages<'a>(
                 ));
             };
             let mut new_blocks = blocks.to_vec();
-            let mut pairs = dict_pairs(ctx, blocks[pos]);
+            let mut pairs = dict_pairs(ctx, blocks[pos]).to_vec();
             let mut text = String::new();
             if let Some(p) = pairs
                 .iter_mut()
@@ -411,7 +411,7 @@ fn build_messages<'a>(
             }
             new_blocks[pos] = Value::Dict(ctx.arena.alloc_slice_copy(&pairs));
             let new_list = Value::List(ctx.slice(new_blocks));
-            let mut msg = dict_pairs(ctx, last_value);
+            let mut msg = dict_pairs(ctx, last_value).to_vec();
             for p in msg.iter_mut() {
                 if matches!(p.0, Value::Str(k) if k == field) {
                     p.1 = new_list;
@@ -450,14 +450,15 @@ fn alias_reasoning<'a>(ctx: &Ctx<'a>, m: Value<'a>, drop_none: bool) -> Value<'a
         .find_map(|k| get_field(m, k).filter(|v| !matches!(v, Value::None)));
     let fields = dict_pairs(ctx, m);
     let keep = |v: &Value<'a>| !(drop_none && matches!(v, Value::None));
-    let mut pairs: Vec<(Value<'a>, Value<'a>)> = Vec::with_capacity(fields.len() + 2);
+    // Built in the arena, where the dict stays.
+    let mut pairs = bumpalo::collections::Vec::with_capacity_in(fields.len() + 2, ctx.arena);
     if drop_none && reasoning.is_none() {
-        pairs.extend(fields.into_iter().filter(|(_, v)| keep(v)));
-        return Value::Dict(ctx.arena.alloc_slice_copy(&pairs));
+        pairs.extend(fields.iter().copied().filter(|(_, v)| keep(v)));
+        return Value::Dict(pairs.into_bump_slice());
     }
     let reasoning = reasoning.unwrap_or(Value::None);
     pairs.push((Value::Str("thinking"), reasoning));
-    for (k, v) in fields.into_iter().filter(|(_, v)| keep(v)) {
+    for &(k, v) in fields.iter().filter(|(_, v)| keep(v)) {
         match pairs
             .iter_mut()
             .find(|(pk, _)| crate::value::ops::eq(pk, &k))
@@ -473,7 +474,7 @@ fn alias_reasoning<'a>(ctx: &Ctx<'a>, m: Value<'a>, drop_none: bool) -> Value<'a
         Some(p) => p.1 = reasoning,
         None => pairs.push((Value::Str("reasoning_content"), reasoning)),
     }
-    Value::Dict(ctx.arena.alloc_slice_copy(&pairs))
+    Value::Dict(pairs.into_bump_slice())
 }
 
 fn get_field<'a>(v: Value<'a>, key: &str) -> Option<Value<'a>> {
@@ -489,14 +490,14 @@ fn get_field<'a>(v: Value<'a>, key: &str) -> Option<Value<'a>> {
     }
 }
 
-fn dict_pairs<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> Vec<(Value<'a>, Value<'a>)> {
+fn dict_pairs<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> &'a [(Value<'a>, Value<'a>)] {
     match v {
-        Value::Json(serde_json::Value::Object(o)) => o
-            .iter()
-            .map(|(k, v)| (Value::Str(k.as_str()), Value::from_json_in(v, ctx)))
-            .collect(),
-        Value::Dict(d) => d.to_vec(),
-        _ => Vec::new(),
+        Value::Json(serde_json::Value::Object(o)) => ctx.arena.alloc_slice_fill_iter(
+            o.iter()
+                .map(|(k, v)| (Value::Str(k.as_str()), Value::from_json_in(v, ctx))),
+        ),
+        Value::Dict(d) => d,
+        _ => &[],
     }
 }
 
