@@ -261,6 +261,14 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
                 return Ok(Val::float(obj.extract::<f64>()?));
             }
         }
+        self.convert_other(obj)
+    }
+
+    /// Everything but the exact JSON types: subclasses, mappings, tuples, numpy scalars,
+    /// dataclasses, pydantic models, placeholders (kept out of the hot function).
+    #[cold]
+    #[inline(never)]
+    fn convert_other(&mut self, obj: &Bound<'py, PyAny>) -> Result<Val<'a>, ConvError> {
         // Everything else may run Python code (methods, properties), which could drop the
         // last other reference to `obj`: hold one.
         let obj = &obj.clone();
@@ -421,15 +429,18 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
         k: &Bound<'py, PyAny>,
         v: &Bound<'py, PyAny>,
     ) -> Result<(Val<'a>, Val<'a>), ConvError> {
-        let key = self.convert(k)?;
-        if key.is_str() {
+        if k.is_exact_instance_of::<PyString>() {
+            // Reading an exact `str` runs no Python code: `v` is still in the dict.
+            // SAFETY: checked just above.
+            let key = self.str(unsafe { k.cast_unchecked::<PyString>() })?;
             let value = self.convert(v).at(|| Step::Key(key_text(None, key)))?;
             return Ok((key, value));
         }
-        // A key that is not a string is shown by its repr in an error path: hold it while
-        // the value is converted.
-        let k = k.clone();
-        let value = self.convert(v).at(|| Step::Key(key_text(Some(&k), key)))?;
+        // Converting any other key may run Python code that changes the dict: hold both
+        // (the key is also shown by its repr in an error path).
+        let (k, v) = (k.clone(), v.clone());
+        let key = self.convert(&k)?;
+        let value = self.convert(&v).at(|| Step::Key(key_text(Some(&k), key)))?;
         Ok((key, value))
     }
 
