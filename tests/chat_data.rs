@@ -301,3 +301,13 @@ fn built_batches_render_like_json() {
     }
     assert_eq!(compared, 2 * scenarios.len());
 }
+
+/// A built request's render reads the clock only for `strftime_now`, and then it does.
+#[test]
+fn strftime_now_reads_the_clock_in_a_built_render() {
+    let t = Template::new("{{ strftime_now('%Y') }}").expect("ok");
+    let mut out = String::new();
+    render_data_spans(&t, &DataRequest::default(), &mut out).expect("renders");
+    let year: i32 = out.parse().expect("a year");
+    assert!(year >= 2024, "{out}");
+}
