@@ -1,11 +1,14 @@
 //! Requests given as `Data` (what a language binding builds from its own objects): they render
 //! exactly like the same request as JSON over the whole corpus, and carry what JSON cannot
 //! (tuples, non-string keys, big ints). And the assistant mask never reaches past the end of
-//! a prompt cut by `continue_final_message`.
+//! a prompt cut by `continue_final_message`. Requests built directly with a `Builder` render
+//! the same, several in one arena.
 
 use std::path::Path;
 
-use chatcodec::chat::{render_data_spans, render_request_spans, Data, DataRequest};
+use chatcodec::chat::{
+    render_data_spans, render_request_spans, with_builder, BuiltRequest, Data, DataRequest, Val,
+};
 use chatcodec::Template;
 use serde_json::{json, Value};
 
@@ -203,4 +206,108 @@ fn continue_final_message_mask_stays_inside_the_prompt() {
     let mut data_out = String::new();
     let data_spans = render_data_spans(&t, &to_request(&req), &mut data_out).expect("renders");
     assert_eq!((data_out, data_spans), (out, spans));
+}
+
+/// A JSON value built directly with a `Builder`: strings borrowed or copied into the arena.
+fn build<'a, 's>(b: &chatcodec::chat::Builder<'a, 's>, v: &'s Value, copy: bool) -> Val<'a> {
+    match v {
+        Value::Null => Val::none(),
+        Value::Bool(x) => Val::bool(*x),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => Val::int(i),
+            None => Val::float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(s) if copy => b.str_copy(s),
+        Value::String(s) => b.str(s),
+        Value::Array(a) => {
+            let mut items = b.items(a.len());
+            for x in a {
+                items.push(build(b, x, copy));
+            }
+            items.list()
+        }
+        Value::Object(o) => {
+            let mut pairs = b.pairs(o.len());
+            for (k, x) in o {
+                let key = if copy { b.str_copy(k) } else { b.str(k) };
+                pairs.push(key, build(b, x, copy));
+            }
+            pairs.dict()
+        }
+    }
+}
+
+/// What a binding does with a batch: the shared arguments built once, every conversation's
+/// messages built in the same arena, each rendered there in turn, all prompts appended to one
+/// buffer. Each prompt equals the JSON render of its request.
+#[test]
+fn built_batches_render_like_json() {
+    let Some(corpus) = corpus() else {
+        return;
+    };
+    let mut scenarios = Vec::new();
+    for e in std::fs::read_dir(corpus.join("scenarios")).expect("scenarios") {
+        let p = e.expect("entry").path();
+        let v: Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).expect("read")).expect("json");
+        scenarios.push(v);
+    }
+    scenarios.sort_by_key(|s| s.to_string());
+    let tools = scenarios
+        .iter()
+        .find_map(|s| s.get("tools").cloned())
+        .expect("a scenario with tools");
+    let mut compared = 0;
+    for name in [
+        "Qwen-Qwen3-0.6B.jinja",
+        "HuggingFaceTB-SmolLM3-3B__v2.jinja",
+    ] {
+        let source =
+            std::fs::read_to_string(corpus.join("templates").join(name)).expect("template");
+        let t = Template::new(&source).expect("compiles");
+        let expected: Vec<_> = scenarios
+            .iter()
+            .map(|s| {
+                let req = json!({"messages": s["messages"], "tools": tools, "add_generation_prompt": true});
+                chatcodec::chat::render_request(&t, &req).map_err(|e| e.to_string())
+            })
+            .collect();
+        let mut buf = String::new();
+        let got: Vec<_> = with_builder(|b| {
+            let mut req = BuiltRequest {
+                tools: build(b, &tools, false),
+                add_generation_prompt: Val::bool(true),
+                ..BuiltRequest::default()
+            };
+            let messages: Vec<_> = scenarios
+                .iter()
+                .map(|s| build(b, &s["messages"], true))
+                .collect();
+            messages
+                .into_iter()
+                .map(|m| {
+                    req.messages = m;
+                    let start = buf.len();
+                    b.render(&t, &req, &mut buf)
+                        .map(|_| buf[start..].to_string())
+                        .map_err(|e| e.to_string())
+                })
+                .collect()
+        });
+        for (g, e) in got.iter().zip(&expected) {
+            assert_eq!(g, e, "{name}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 2 * scenarios.len());
+}
+
+/// A built request's render reads the clock only for `strftime_now`, and then it does.
+#[test]
+fn strftime_now_reads_the_clock_in_a_built_render() {
+    let t = Template::new("{{ strftime_now('%Y') }}").expect("ok");
+    let mut out = String::new();
+    render_data_spans(&t, &DataRequest::default(), &mut out).expect("renders");
+    let year: i32 = out.parse().expect("a year");
+    assert!(year >= 2024, "{out}");
 }

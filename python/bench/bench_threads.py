@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Throughput of one shared `ChatTemplate` rendered from 1, 2, 4 and 8 Python threads (not a
-test). `apply` converts the request with the GIL held, then releases it while rendering, so
+test), next to a control that shows how many cores the machine gives the process. `apply` converts the request with the GIL held, then releases it while rendering, so
 the rendering part runs on as many cores as there are; the conversion and the building of
 the result string do not.
 
@@ -14,10 +14,17 @@ the CPU cores the process used (its CPU time over the wall time: above 1.0 only 
 ran at the same time, which the GIL would prevent if it were held while rendering). The
 machine's core count and load average are printed: with other processes busy, the scaling is
 capped by the cores left over, not by the GIL.
+
+A control runs the same loop with a workload that releases the GIL and holds no lock of ours:
+hashing 1 MiB with `hashlib.sha256`. Its speed-up over one thread is what the machine gives a
+process's threads at that moment (on a loaded machine, or with the kernel's autogroup
+scheduling sharing the CPU per session, it can stay near 1x); compare the renders' speed-up
+with it, not with the thread count.
 """
 
 import argparse
 import copy
+import hashlib
 import json
 import os
 import pathlib
@@ -27,6 +34,7 @@ import time
 
 import chatcodec
 
+THREADS = (1, 2, 4, 8)
 CORPUS = pathlib.Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
 
@@ -41,6 +49,18 @@ def requests():
 
 
 def throughput(tpl, messages, req, threads, seconds):
+    return loop(lambda: tpl.apply(messages, **req), threads, seconds)
+
+
+BLOCK = b"x" * (1 << 20)
+
+
+def control(threads, seconds):
+    """The same loop hashing 1 MiB per call (`hashlib` releases the GIL for large inputs)."""
+    return loop(lambda: hashlib.sha256(BLOCK).digest(), threads, seconds)
+
+
+def loop(call, threads, seconds):
     counts = [0] * threads
     stop = threading.Event()
     start = threading.Barrier(threads + 1)
@@ -49,7 +69,7 @@ def throughput(tpl, messages, req, threads, seconds):
         start.wait()
         n = 0
         while not stop.is_set():
-            tpl.apply(messages, **req)
+            call()
             n += 1
         counts[i] = n
 
@@ -74,13 +94,24 @@ def main():
     with open(CORPUS / "templates" / "Qwen-Qwen3-0.6B.jinja", encoding="utf-8", newline="") as f:
         tpl = chatcodec.ChatTemplate(f.read(), eos_token="<|im_end|>")
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
+    base = None
+    print("control (hashlib.sha256 of 1 MiB, GIL released):")
+    for threads in THREADS:
+        runs = [control(threads, args.seconds) for _ in range(args.runs)]
+        rates = [r for r, _ in runs]
+        cores = [c for _, c in runs]
+        mean = statistics.mean(rates)
+        base = base or mean
+        print(f"  {threads} thread(s): {mean:7.1f} MiB/s ({min(rates):.1f}..{max(rates):.1f}), "
+              f"{mean / base:.2f}x one thread, CPU cores used {statistics.mean(cores):.2f} "
+              f"({min(cores):.2f}..{max(cores):.2f})")
     for name, request in requests():
         req = copy.deepcopy(request)
         messages = req.pop("messages")
         prompt = tpl.apply(messages, **req)
         print(f"{name}: {len(messages)} messages, {len(prompt)} characters of prompt")
         base = None
-        for threads in (1, 2, 4, 8):
+        for threads in THREADS:
             runs = [throughput(tpl, messages, req, threads, args.seconds) for _ in range(args.runs)]
             rates = [r / 1000 for r, _ in runs]
             cores = [c for _, c in runs]

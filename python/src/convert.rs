@@ -1,5 +1,6 @@
-//! Python objects to chatcodec's [`Data`], exactly as transformers 5.23's
-//! `_plain_template_data` prepares template data, read directly (no JSON round trip):
+//! Python objects to chatcodec's template values ([`Val`], built in the render's arena with a
+//! [`Builder`]), exactly as transformers 5.23's `_plain_template_data` prepares template
+//! data, read directly (no JSON round trip, no intermediate tree):
 //!
 //! - `None` and exact `str`, `int`, `float`, `bool` as they are (ints of any size exactly);
 //! - subclasses of `str`, `int`, `float` (enums, ...) as their base values;
@@ -12,18 +13,25 @@
 //! (transformers overflows the recursion limit there), as does one nested deeper than
 //! [`MAX_DEPTH`].
 //!
-//! Strings are not copied: a [`Data::Str`] borrows the `str` object's own UTF-8 buffer, and
-//! the [`Keep`] the conversion was given holds a reference to every such object, so the text
-//! stays valid while the caller's containers change or the GIL is released.
+//! A string is read from the `str` object's own UTF-8 buffer; a short one (up to
+//! [`BORROW_MIN`] bytes, most keys and values) is copied into the arena, which costs less than
+//! holding the object, and a longer one is borrowed in place: the [`Keep`] the conversion was
+//! given holds a reference to every such object, so the text stays valid while the caller's
+//! containers change or the GIL is released.
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 
-use chatcodec::chat::Data;
+use chatcodec::chat::{Builder, Val};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use smallvec::SmallVec;
+use std::borrow::Cow;
+
+/// Strings longer than this many bytes are borrowed from their `str` objects, shorter ones
+/// copied.
+pub(crate) const BORROW_MIN: usize = 256;
 
 /// Containers nested deeper than this are refused (transformers' recursion limit stops near
 /// here too).
@@ -149,80 +157,134 @@ pub(crate) struct Keep<'py> {
 impl<'py> Keep<'py> {
     pub(crate) fn new() -> Keep<'py> {
         Keep {
-            strs: RefCell::new(Vec::with_capacity(32)),
+            strs: RefCell::new(Vec::new()),
         }
     }
 
-    /// The text of a `str` (or a subclass's base value), borrowed for as long as `self`.
-    pub(crate) fn str<'k>(&'k self, s: &Bound<'py, PyString>) -> PyResult<Cow<'k, str>> {
+    /// The text of a `str` (or a subclass's base value) as a template string: copied into
+    /// the arena when short, else borrowed for as long as `self`.
+    #[inline]
+    pub(crate) fn str<'a, 's>(
+        &'s self,
+        b: &Builder<'a, 's>,
+        s: &Bound<'py, PyString>,
+    ) -> PyResult<Val<'a>> {
         #[cfg(not(windows))]
         {
             let text = utf8(s)?;
+            if text.len() <= BORROW_MIN {
+                return Ok(b.str_copy(text));
+            }
             // SAFETY: `utf8` returns the object's own UTF-8 buffer, which lives as long as the
             // object; `self` holds a reference to the object (pushed here, released only when
-            // `self` drops, which the borrow `'k` outlives), and a `str` never changes.
-            let text: &'k str = unsafe { &*(text as *const str) };
+            // `self` drops, which the borrow `'s` outlives), and a `str` never changes.
+            let text: &'s str = unsafe { &*(text as *const str) };
             self.strs.borrow_mut().push(s.clone());
-            Ok(Cow::Borrowed(text))
+            Ok(b.str(text))
         }
         #[cfg(windows)]
         {
-            Ok(Cow::Owned(s.to_cow()?.into_owned()))
+            Ok(b.str_copy(&s.to_cow()?))
         }
     }
 }
 
-/// The converter: the containers on the current path (to see cycles), and where the
-/// borrowed strings are kept.
-pub(crate) struct Converter<'k, 'py> {
-    stack: Vec<usize>,
-    keep: &'k Keep<'py>,
+/// The converter: the builder the values are made with, where the borrowed strings are kept,
+/// and the containers on the current path (to see cycles).
+pub(crate) struct Converter<'a, 's, 'py> {
+    b: &'a Builder<'a, 's>,
+    keep: &'s Keep<'py>,
+    /// Inline up to a depth that ordinary requests do not reach (no allocation per call).
+    stack: SmallVec<[usize; 16]>,
 }
 
-impl<'k, 'py> Converter<'k, 'py> {
-    pub(crate) fn new(keep: &'k Keep<'py>) -> Converter<'k, 'py> {
+impl<'a, 's, 'py> Converter<'a, 's, 'py> {
+    pub(crate) fn new(b: &'a Builder<'a, 's>, keep: &'s Keep<'py>) -> Converter<'a, 's, 'py> {
         Converter {
-            stack: Vec::new(),
+            b,
             keep,
+            stack: SmallVec::new(),
         }
+    }
+
+    /// Converts `obj` (None for an absent argument), errors naming `root` and the path
+    /// below it.
+    pub(crate) fn value(
+        &mut self,
+        obj: Option<&Bound<'py, PyAny>>,
+        root: &str,
+    ) -> PyResult<Val<'a>> {
+        match obj {
+            None => Ok(Val::none()),
+            Some(o) => self.convert(o).map_err(|e| e.into_pyerr(root)),
+        }
+    }
+
+    /// Text copied into the arena.
+    pub(crate) fn text(&self, s: &str) -> &'a str {
+        self.b.text(s)
+    }
+
+    /// The text of a `str`, as a template string.
+    #[inline]
+    pub(crate) fn str(&self, s: &Bound<'py, PyString>) -> PyResult<Val<'a>> {
+        self.keep.str(self.b, s)
     }
 
     /// Converts one object.
-    pub(crate) fn convert(&mut self, obj: &Bound<'py, PyAny>) -> Result<Data<'k>, ConvError> {
-        if obj.is_none() {
-            return Ok(Data::None);
+    pub(crate) fn convert(&mut self, obj: &Bound<'py, PyAny>) -> Result<Val<'a>, ConvError> {
+        let ptr = obj.as_ptr();
+        // SAFETY: `ptr` is a live object (borrowed by `obj`).
+        let ty = unsafe { pyo3::ffi::Py_TYPE(ptr) };
+        // Exact JSON scalars first: the common case, told apart by the type pointer alone.
+        // SAFETY (each `addr_of_mut!` below): the addresses of CPython's static type objects.
+        unsafe {
+            if ty == std::ptr::addr_of_mut!(pyo3::ffi::PyUnicode_Type) {
+                return Ok(self.str(obj.cast_unchecked::<PyString>())?);
+            }
+            if ptr == pyo3::ffi::Py_None() {
+                return Ok(Val::none());
+            }
+            if ty == std::ptr::addr_of_mut!(pyo3::ffi::PyDict_Type) {
+                return self.container(obj, |c| c.dict(obj.cast_unchecked::<PyDict>()));
+            }
+            if ty == std::ptr::addr_of_mut!(pyo3::ffi::PyList_Type) {
+                return self.container(obj, |c| c.list(obj.cast_unchecked::<PyList>()));
+            }
+            if ty == std::ptr::addr_of_mut!(pyo3::ffi::PyBool_Type) {
+                return Ok(Val::bool(ptr == pyo3::ffi::Py_True()));
+            }
+            if ty == std::ptr::addr_of_mut!(pyo3::ffi::PyLong_Type) {
+                return self.int(obj);
+            }
+            if ty == std::ptr::addr_of_mut!(pyo3::ffi::PyFloat_Type) {
+                return Ok(Val::float(obj.extract::<f64>()?));
+            }
         }
-        // Exact JSON scalars first: the common case.
-        if let Ok(s) = obj.cast_exact::<PyString>() {
-            return Ok(Data::Str(self.keep.str(s)?));
-        }
-        if obj.is_exact_instance_of::<PyBool>() {
-            return Ok(Data::Bool(obj.is_truthy()?));
-        }
-        if obj.is_exact_instance_of::<PyInt>() {
-            return int_data(obj);
-        }
-        if obj.is_exact_instance_of::<PyFloat>() {
-            return Ok(Data::Float(obj.extract::<f64>()?));
-        }
-        if let Ok(d) = obj.cast_exact::<PyDict>() {
-            return self.container(obj, |c| c.dict(d));
-        }
-        if let Ok(l) = obj.cast_exact::<PyList>() {
-            return self.container(obj, |c| c.list(l));
-        }
+        self.convert_other(obj)
+    }
+
+    /// Everything but the exact JSON types: subclasses, mappings, tuples, numpy scalars,
+    /// dataclasses, pydantic models, placeholders (kept out of the hot function).
+    #[cold]
+    #[inline(never)]
+    fn convert_other(&mut self, obj: &Bound<'py, PyAny>) -> Result<Val<'a>, ConvError> {
         // Everything else may run Python code (methods, properties), which could drop the
         // last other reference to `obj`: hold one.
         let obj = &obj.clone();
         // Subclasses of the scalars, as their base values.
         if let Ok(s) = obj.cast::<PyString>() {
-            return Ok(Data::Str(self.keep.str(s)?));
+            return Ok(self.str(s)?);
         }
         if obj.is_instance_of::<PyInt>() {
-            return int_data(obj);
+            return self.int(obj);
         }
         if obj.is_instance_of::<PyFloat>() {
-            return Ok(Data::Float(obj.extract::<f64>()?));
+            return Ok(Val::float(obj.extract::<f64>()?));
+        }
+        if obj.is_exact_instance_of::<PyTuple>() {
+            let t = obj.cast::<PyTuple>().map_err(PyErr::from)?;
+            return self.container(obj, |c| c.items(t.iter()).map(|i| i.tuple()));
         }
         let py = obj.py();
         let h = helpers(py)?;
@@ -237,7 +299,7 @@ impl<'k, 'py> Converter<'k, 'py> {
             return self.container(obj, |c| c.list(l));
         }
         if let Ok(t) = obj.cast::<PyTuple>() {
-            return self.container(obj, |c| c.items(t.iter()).map(Data::Tuple));
+            return self.container(obj, |c| c.items(t.iter()).map(|i| i.tuple()));
         }
         if let Some(generic) = np_generic(py) {
             if obj.is_instance(&generic)? {
@@ -249,18 +311,18 @@ impl<'k, 'py> Converter<'k, 'py> {
         if !obj.is_instance_of::<PyType>() && ty.hasattr("__dataclass_fields__")? {
             let fields = h.fields.bind(py).call1((obj,))?;
             return self.container(obj, |c| {
-                let mut out = Vec::new();
+                let mut out = c.b.pairs(0);
                 for f in fields.try_iter()? {
                     let name = f?
                         .getattr("name")?
                         .cast_into::<PyString>()
                         .map_err(PyErr::from)?;
                     let v = obj.getattr(&name)?;
-                    let key = c.keep.str(&name)?;
-                    let v = c.convert(&v).at(|| Step::Attr(key.to_string()))?;
-                    out.push((Data::Str(key), v));
+                    let key = c.str(&name)?;
+                    let v = c.convert(&v).at(|| Step::Attr(name.to_string()))?;
+                    out.push(key, v);
                 }
-                Ok(Data::Dict(out))
+                Ok(out.dict())
             });
         }
         if let Ok(dump) = obj.getattr("model_dump") {
@@ -269,7 +331,7 @@ impl<'k, 'py> Converter<'k, 'py> {
                 return self.convert(&plain);
             }
         }
-        Ok(Data::Str(Cow::Owned(format!("<{}>", ty.name()?))))
+        Ok(self.b.str_copy(&format!("<{}>", ty.name()?)))
     }
 
     /// Converts a container, refusing cycles and excessive depth. Its items are read through
@@ -278,8 +340,8 @@ impl<'k, 'py> Converter<'k, 'py> {
     fn container(
         &mut self,
         obj: &Bound<'py, PyAny>,
-        f: impl FnOnce(&mut Self) -> Result<Data<'k>, ConvError>,
-    ) -> Result<Data<'k>, ConvError> {
+        f: impl FnOnce(&mut Self) -> Result<Val<'a>, ConvError>,
+    ) -> Result<Val<'a>, ConvError> {
         let _held = obj.clone();
         let id = obj.as_ptr() as usize;
         if self.stack.contains(&id) {
@@ -297,8 +359,8 @@ impl<'k, 'py> Converter<'k, 'py> {
     fn items(
         &mut self,
         iter: impl Iterator<Item = Bound<'py, PyAny>>,
-    ) -> Result<Vec<Data<'k>>, ConvError> {
-        let mut out = Vec::with_capacity(iter.size_hint().0);
+    ) -> Result<chatcodec::chat::Items<'a>, ConvError> {
+        let mut out = self.b.items(iter.size_hint().0);
         for (i, item) in iter.enumerate() {
             out.push(self.convert(&item).at(|| Step::Index(i))?);
         }
@@ -306,9 +368,9 @@ impl<'k, 'py> Converter<'k, 'py> {
     }
 
     /// A list's items, read by index while the index is inside the (possibly changing) list.
-    fn list(&mut self, l: &Bound<'py, PyList>) -> Result<Data<'k>, ConvError> {
+    fn list(&mut self, l: &Bound<'py, PyList>) -> Result<Val<'a>, ConvError> {
         let py = l.py();
-        let mut out = Vec::with_capacity(l.len());
+        let mut out = self.b.items(l.len());
         let mut i = 0;
         while i < l.len() {
             // SAFETY: `l` is a live list (held by `container`) and `i` is inside it, so the
@@ -322,13 +384,13 @@ impl<'k, 'py> Converter<'k, 'py> {
             out.push(self.convert(&item).at(|| Step::Index(i))?);
             i += 1;
         }
-        Ok(Data::List(out))
+        Ok(out.list())
     }
 
     /// A dict's pairs, read in place with `PyDict_Next` (no references taken).
-    fn dict(&mut self, d: &Bound<'py, PyDict>) -> Result<Data<'k>, ConvError> {
+    fn dict(&mut self, d: &Bound<'py, PyDict>) -> Result<Val<'a>, ConvError> {
         let py = d.py();
-        let mut out = Vec::with_capacity(d.len());
+        let mut out = self.b.pairs(d.len());
         let mut pos: pyo3::ffi::Py_ssize_t = 0;
         let mut k: *mut pyo3::ffi::PyObject = std::ptr::null_mut();
         let mut v: *mut pyo3::ffi::PyObject = std::ptr::null_mut();
@@ -343,40 +405,58 @@ impl<'k, 'py> Converter<'k, 'py> {
                     pyo3::Borrowed::from_ptr(py, v),
                 )
             };
-            out.push(self.pair(&key, &value)?);
+            let (key, value) = self.pair(&key, &value)?;
+            out.push(key, value);
         }
-        Ok(Data::Dict(out))
+        Ok(out.dict())
     }
 
     fn pairs(
         &mut self,
         iter: impl Iterator<Item = PyResult<Bound<'py, PyAny>>>,
-    ) -> Result<Data<'k>, ConvError> {
-        let mut out = Vec::new();
+    ) -> Result<Val<'a>, ConvError> {
+        let mut out = self.b.pairs(0);
         for item in iter {
             let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item?.extract()?;
-            out.push(self.pair(&k, &v)?);
+            let (key, value) = self.pair(&k, &v)?;
+            out.push(key, value);
         }
-        Ok(Data::Dict(out))
+        Ok(out.dict())
     }
 
     fn pair(
         &mut self,
         k: &Bound<'py, PyAny>,
         v: &Bound<'py, PyAny>,
-    ) -> Result<(Data<'k>, Data<'k>), ConvError> {
-        let key = self.convert(k)?;
-        // A key that is not a string is shown by its repr in an error path: hold it while
-        // the value is converted.
-        let k = if matches!(key, Data::Str(_)) {
-            None
-        } else {
-            Some(k.clone())
-        };
-        let value = self
-            .convert(v)
-            .at(|| Step::Key(key_text(k.as_ref(), &key)))?;
+    ) -> Result<(Val<'a>, Val<'a>), ConvError> {
+        if k.is_exact_instance_of::<PyString>() {
+            // Reading an exact `str` runs no Python code: `v` is still in the dict.
+            // SAFETY: checked just above.
+            let key = self.str(unsafe { k.cast_unchecked::<PyString>() })?;
+            let value = self.convert(v).at(|| Step::Key(key_text(None, key)))?;
+            return Ok((key, value));
+        }
+        // Converting any other key may run Python code that changes the dict: hold both
+        // (the key is also shown by its repr in an error path).
+        let (k, v) = (k.clone(), v.clone());
+        let key = self.convert(&k)?;
+        let value = self.convert(&v).at(|| Step::Key(key_text(Some(&k), key)))?;
         Ok((key, value))
+    }
+
+    /// An int of any size (an `int` subclass as its value).
+    fn int(&self, obj: &Bound<'_, PyAny>) -> Result<Val<'a>, ConvError> {
+        if let Ok(i) = obj.extract::<i64>() {
+            return Ok(Val::int(i));
+        }
+        let negative = obj.lt(0)?;
+        let magnitude = obj.call_method0("__abs__")?;
+        let bits: usize = magnitude.call_method0("bit_length")?.extract()?;
+        let bytes = magnitude.call_method1("to_bytes", (bits.div_ceil(8), "little"))?;
+        let bytes = bytes.cast::<PyBytes>().map_err(PyErr::from)?;
+        self.b
+            .big_int(negative, bytes.as_bytes())
+            .map_err(|e| crate::to_pyerr(obj.py(), &e).into())
     }
 }
 
@@ -395,6 +475,7 @@ extern "C" {
 /// The text of a `str` (or a subclass's base value): CPython's own UTF-8 form of it (the
 /// characters themselves for an ASCII string, else a buffer cached in the object), not a copy.
 #[cfg(not(windows))]
+#[inline]
 pub(crate) fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
     let mut size: pyo3::ffi::Py_ssize_t = 0;
     // SAFETY: `s` is a live str object and the GIL is held; the returned buffer belongs to
@@ -410,34 +491,15 @@ pub(crate) fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
 }
 
 /// A key as a path shows it: strings quoted, anything else as its repr.
-fn key_text(k: Option<&Bound<'_, PyAny>>, key: &Data<'_>) -> String {
-    match (key, k) {
-        (Data::Str(s), _) => format!("{s:?}"),
+fn key_text(k: Option<&Bound<'_, PyAny>>, key: Val<'_>) -> String {
+    match (key.to_data(), k) {
+        (chatcodec::chat::Data::Str(s), _) => format!("{s:?}"),
         (_, Some(k)) => k
             .repr()
             .map(|r| r.to_string())
             .unwrap_or_else(|_| "?".into()),
         _ => "?".into(),
     }
-}
-
-/// An int of any size (an `int` subclass as its value).
-fn int_data<'k>(obj: &Bound<'_, PyAny>) -> Result<Data<'k>, ConvError> {
-    if let Ok(i) = obj.extract::<i64>() {
-        return Ok(Data::Int(i));
-    }
-    let negative = obj.lt(0)?;
-    let magnitude = obj.call_method0("__abs__")?;
-    let bits: usize = magnitude.call_method0("bit_length")?.extract()?;
-    let bytes = magnitude.call_method1("to_bytes", (bits.div_ceil(8), "little"))?;
-    Ok(Data::BigInt {
-        negative,
-        magnitude_le: bytes
-            .cast::<PyBytes>()
-            .map_err(PyErr::from)?
-            .as_bytes()
-            .to_vec(),
-    })
 }
 
 /// The text of a `str`, borrowed where the platform allows.

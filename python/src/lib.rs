@@ -3,13 +3,12 @@
 //! renders and parses, and the results come back as Python objects. The public API is
 //! re-exported by `python/chatcodec/__init__.py`.
 
-use std::borrow::Cow;
-
-use chatcodec::chat::{self, Data, DataRequest};
+use chatcodec::chat::{self, BuiltRequest, Data, Val};
 use chatcodec::{Error, ErrorKind};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use smallvec::SmallVec;
 
 mod cache;
 mod convert;
@@ -48,37 +47,20 @@ pub(crate) fn to_pyerr(py: Python<'_>, e: &Error) -> PyErr {
     }
 }
 
-/// Converts `obj` (strings borrowed and kept in `keep`), errors naming `root` and the path
-/// below it.
-pub(crate) fn data<'k, 'py>(
-    keep: &'k Keep<'py>,
-    obj: Option<&Bound<'py, PyAny>>,
-    root: &str,
-) -> PyResult<Data<'k>> {
-    match obj {
-        None => Ok(Data::None),
-        Some(o) => Converter::new(keep)
-            .convert(o)
-            .map_err(|e| e.into_pyerr(root)),
-    }
-}
-
 /// The messages of one conversation (a list or tuple of dicts after conversion); `root`
 /// names it in errors.
-pub(crate) fn messages<'k, 'py>(
-    keep: &'k Keep<'py>,
+pub(crate) fn messages<'a, 'py>(
+    conv: &mut Converter<'a, '_, 'py>,
     obj: &Bound<'py, PyAny>,
     root: impl Fn() -> String,
-) -> PyResult<Vec<Data<'k>>> {
-    let converted = Converter::new(keep)
-        .convert(obj)
-        .map_err(|e| e.into_pyerr(&root()))?;
-    match converted {
-        Data::List(m) | Data::Tuple(m) => Ok(m),
-        other => Err(PyTypeError::new_err(format!(
+) -> PyResult<Val<'a>> {
+    let converted = conv.convert(obj).map_err(|e| e.into_pyerr(&root()))?;
+    match converted.items() {
+        Some(_) => Ok(converted),
+        None => Err(PyTypeError::new_err(format!(
             "{}: a conversation must be a list of messages, got {}",
             root(),
-            kind_name(&other)
+            kind_name(&converted.to_data())
         ))),
     }
 }
@@ -97,20 +79,60 @@ fn kind_name(d: &Data<'_>) -> &'static str {
 }
 
 /// The keyword arguments, converted in order.
-pub(crate) fn kwargs_data<'k, 'py>(
-    keep: &'k Keep<'py>,
+pub(crate) fn kwargs_vals<'a, 'py>(
+    conv: &mut Converter<'a, '_, 'py>,
     kwargs: Option<&Bound<'py, PyDict>>,
-) -> PyResult<Vec<(Cow<'k, str>, Data<'k>)>> {
+) -> PyResult<Vec<(&'a str, Val<'a>)>> {
     let mut out = Vec::new();
     if let Some(kw) = kwargs {
         out.reserve(kw.len());
         for (k, v) in kw.iter() {
-            let name = keep.str(k.cast::<PyString>()?)?;
-            let value = data(keep, Some(&v), &name)?;
-            out.push((name, value));
+            let k = k.cast::<PyString>()?;
+            let name = convert::text(k)?;
+            let value = conv.value(Some(&v), &name)?;
+            out.push((conv.text(&name), value));
         }
     }
     Ok(out)
+}
+
+thread_local! {
+    /// The output buffer of this thread's renders, kept between calls so that a prompt is
+    /// written into memory that is already there (not grown by doubling on every call).
+    static OUT: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+}
+
+/// This thread's output buffer, empty (a new one while another call on this thread holds it).
+pub(crate) fn take_out() -> String {
+    let mut s = OUT.with(|o| o.take());
+    s.clear();
+    s
+}
+
+/// Returns the output buffer for the next call (unless an unusually large render grew it).
+pub(crate) fn give_out(s: String) {
+    if s.capacity() <= 1 << 20 {
+        OUT.with(|o| o.set(s));
+    }
+}
+
+/// Values moved into `py.detach` (which wants `Send`): template values, borrowed text and
+/// the builder, none of which are `Send` as types.
+///
+/// SAFETY of the `Send` impl: `Python::detach` runs its closure on the calling thread and
+/// returns before the caller goes on, so the values never leave the thread that made them;
+/// nothing they borrow from Python objects is touched by Python code meanwhile (the strings
+/// are kept alive by the caller's `Keep`, and a `str` never changes).
+pub(crate) struct OnThisThread<T>(pub(crate) T);
+
+// SAFETY: see the type's documentation.
+unsafe impl<T> Send for OnThisThread<T> {}
+
+impl<T> OnThisThread<T> {
+    /// The values (a method, so that a closure captures the whole wrapper, not its fields).
+    pub(crate) fn into_inner(self) -> T {
+        self.0
+    }
 }
 
 /// `tools` as transformers takes them: a list of JSON schema dicts is used as it is; any
@@ -227,62 +249,74 @@ fn render_jinja_template<'py>(
     check_documents(documents)?;
     let continue_final_message = continue_field(continue_final_message)?;
 
-    let keep = Keep::new();
-    let mut chats = Vec::new();
-    let items: Vec<Bound<'py, PyAny>> = match conversations.cast_exact::<PyList>() {
+    let items: SmallVec<[Bound<'py, PyAny>; 4]> = match conversations.cast_exact::<PyList>() {
         Ok(list) => list.iter().collect(),
         Err(_) => conversations.try_iter()?.collect::<PyResult<_>>()?,
     };
-    for (i, chat) in items.into_iter().enumerate() {
-        // A Conversation object (anything but a list or tuple with `.messages`) is read
-        // through its messages, as transformers does.
-        let chat =
-            if chat.is_exact_instance_of::<PyList>() || chat.is_exact_instance_of::<PyTuple>() {
-                chat
+    let keep = Keep::new();
+    let t = &*template;
+    let results = chat::with_builder(|b| {
+        let mut conv = Converter::new(b, &keep);
+        let mut chats: SmallVec<[Val; 4]> = SmallVec::with_capacity(items.len());
+        for (i, chat) in items.iter().enumerate() {
+            // A Conversation object (anything but a list or tuple with `.messages`) is read
+            // through its messages, as transformers does.
+            let chat = if chat.is_exact_instance_of::<PyList>()
+                || chat.is_exact_instance_of::<PyTuple>()
+            {
+                chat.clone()
             } else {
                 match chat.getattr(pyo3::intern!(py, "messages")) {
                     Ok(m) => m,
-                    Err(_) => chat,
+                    Err(_) => chat.clone(),
                 }
             };
-        chats.push(messages(&keep, &chat, || format!("conversations[{i}]"))?);
-    }
-    let mut request = DataRequest {
-        messages: Vec::new(),
-        tools: data(&keep, tools.as_ref(), "tools")?,
-        documents: data(&keep, documents, "documents")?,
-        add_generation_prompt: match add_generation_prompt {
-            None => Data::Bool(false),
-            Some(v) => data(&keep, Some(v), "add_generation_prompt")?,
-        },
-        continue_final_message,
-        kwargs: kwargs_data(&keep, kwargs)?,
-    };
-    let t = &*template;
-    let results = py.detach(move || {
-        let mut out = Vec::with_capacity(chats.len());
-        for chat in chats {
-            request.messages = chat;
-            let mut text = String::new();
-            let spans = chat::render_data_spans(t, &request, &mut text)?;
-            let spans = if mask {
-                char_spans(&text, &spans)
-            } else {
-                Vec::new()
-            };
-            out.push((text, spans));
+            chats.push(messages(&mut conv, &chat, || {
+                format!("conversations[{i}]")
+            })?);
         }
-        Ok::<_, Error>(out)
-    });
-    let results = results.map_err(|e| to_pyerr(py, &e))?;
+        let request = BuiltRequest {
+            messages: Val::none(),
+            tools: conv.value(tools.as_ref(), "tools")?,
+            documents: conv.value(documents, "documents")?,
+            add_generation_prompt: match add_generation_prompt {
+                None => Val::bool(false),
+                Some(v) => conv.value(Some(v), "add_generation_prompt")?,
+            },
+            continue_final_message: continue_final_message.as_deref().map(|c| conv.text(c)),
+            kwargs: kwargs_vals(&mut conv, kwargs)?,
+        };
+        let job = OnThisThread((b, request, chats));
+        let render = move || {
+            let (b, mut request, chats) = job.into_inner();
+            // All prompts are written one after another into one buffer: (start, end, spans).
+            let mut buf = take_out();
+            let mut parts: SmallVec<[_; 4]> = SmallVec::with_capacity(chats.len());
+            for chat in chats {
+                request.messages = chat;
+                let start = buf.len();
+                let spans = b.render(t, &request, &mut buf)?;
+                let spans = if mask {
+                    char_spans(&buf[start..], &spans)
+                } else {
+                    Vec::new()
+                };
+                parts.push((start, buf.len(), spans));
+            }
+            Ok::<_, Error>((buf, parts))
+        };
+        Ok::<_, PyErr>(py.detach(render))
+    })?;
+    let (buf, parts) = results.map_err(|e| to_pyerr(py, &e))?;
     let texts = PyList::empty(py);
     let indices = PyList::empty(py);
-    for (text, spans) in results {
-        texts.append(PyString::new(py, &text))?;
+    for (start, end, spans) in parts {
+        texts.append(PyString::new(py, &buf[start..end]))?;
         if mask {
             indices.append(spans)?;
         }
     }
+    give_out(buf);
     PyTuple::new(py, [texts.into_any(), indices.into_any()])
 }
 
@@ -291,8 +325,10 @@ fn render_jinja_template<'py>(
 #[pyfunction]
 fn plain_data<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let keep = Keep::new();
-    let d = data(&keep, Some(obj), "value")?;
-    pyjson::data_to_py(py, &d)
+    chat::with_builder(|b| {
+        let d = Converter::new(b, &keep).value(Some(obj), "value")?;
+        pyjson::data_to_py(py, &d.to_data())
+    })
 }
 
 #[pymodule]

@@ -6,16 +6,19 @@
 
 use std::path::PathBuf;
 
-use chatcodec::chat::{self, polyfill, Data, DataRequest};
+use chatcodec::chat::{self, polyfill, BuiltRequest, Val};
 use chatcodec::output::Format;
 use chatcodec::Error;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 
-use crate::convert::Keep;
+use crate::convert::{Converter, Keep};
 use crate::pyjson::{data_json, to_json, to_py};
-use crate::{char_spans, check_documents, continue_field, data, kwargs_data, to_pyerr};
+use crate::{
+    char_spans, check_documents, continue_field, give_out, kwargs_vals, take_out, to_pyerr,
+    OnThisThread,
+};
 
 /// A chat template compiled once, with the special tokens it is rendered with.
 ///
@@ -154,37 +157,46 @@ impl ChatTemplate {
         };
         let polyfills = polyfills(polyfill)?;
         let keep = Keep::new();
-        let request = self.request(
-            &keep,
-            messages,
-            tools,
-            documents,
-            add_generation_prompt,
-            continue_final_message,
-            kwargs,
-        )?;
-        let t = self.pick(&request);
-        if let Some(on) = polyfills {
-            if mask {
-                return Err(PyValueError::new_err(
-                    "return_assistant_tokens_mask is not available with polyfills",
-                ));
+        let rendered = chat::with_builder(|b| {
+            let mut conv = Converter::new(b, &keep);
+            let request = self.request(
+                &mut conv,
+                messages,
+                tools,
+                documents,
+                add_generation_prompt,
+                continue_final_message,
+                kwargs,
+            )?;
+            let t = self.pick(&request);
+            if let Some(on) = polyfills {
+                if mask {
+                    return Err(PyValueError::new_err(
+                        "return_assistant_tokens_mask is not available with polyfills",
+                    ));
+                }
+                let json = request_json(&request)?;
+                let text = py
+                    .detach(|| polyfill::render_with(&json, t.caps(), &on, |r| t.apply(r)))
+                    .map_err(|e| to_pyerr(py, &e))?;
+                return Ok((text, Vec::new()));
             }
-            let json = request_json(&request)?;
-            let text = py
-                .detach(|| polyfill::render_with(&json, t.caps(), &on, |r| t.apply(r)))
-                .map_err(|e| to_pyerr(py, &e))?;
-            return Ok(PyString::new(py, &text).into_any());
-        }
-        let (text, spans) = py
-            .detach(|| {
-                let mut text = String::new();
-                let spans = t.apply_data_to(&request, mask, &mut text)?;
+            let job = OnThisThread((b, request));
+            py.detach(move || {
+                let (b, request) = job.into_inner();
+                let mut text = take_out();
+                let spans = t.apply_built(b, &request, mask, &mut text)?;
                 let spans = char_spans(&text, &spans);
                 Ok::<_, Error>((text, spans))
             })
-            .map_err(|e| to_pyerr(py, &e))?;
-        let text = PyString::new(py, &text).into_any();
+            .map_err(|e| to_pyerr(py, &e))
+        });
+        let (text, spans) = rendered?;
+        let text = {
+            let s = PyString::new(py, &text).into_any();
+            give_out(text);
+            s
+        };
         if mask {
             Ok(PyTuple::new(py, [text, PyList::new(py, spans)?.into_any()])?.into_any())
         } else {
@@ -221,17 +233,18 @@ impl ChatTemplate {
         }
         .unwrap_or_else(polyfill::Polyfills::none);
         let keep = Keep::new();
-        let request = self.request(
-            &keep,
-            messages,
-            tools,
-            documents,
-            add_generation_prompt,
-            None,
-            kwargs,
-        )?;
-        let t = self.pick(&request);
-        let json = request_json(&request)?;
+        let (json, t) = chat::with_builder(|b| {
+            let request = self.request(
+                &mut Converter::new(b, &keep),
+                messages,
+                tools,
+                documents,
+                add_generation_prompt,
+                None,
+                kwargs,
+            )?;
+            Ok::<_, PyErr>((request_json(&request)?, self.pick(&request)))
+        })?;
         let adapted = py
             .detach(|| polyfill::apply(&json, t.caps(), &on))
             .map_err(|e| to_pyerr(py, &e))?;
@@ -250,35 +263,36 @@ impl ChatTemplate {
 impl ChatTemplate {
     /// The request's arguments converted, after transformers' checks of tools and documents.
     #[allow(clippy::too_many_arguments)]
-    fn request<'k, 'py>(
+    fn request<'a, 'py>(
         &self,
-        keep: &'k Keep<'py>,
+        conv: &mut Converter<'a, '_, 'py>,
         messages: &Bound<'py, PyAny>,
         tools: Option<&Bound<'py, PyAny>>,
         documents: Option<&Bound<'py, PyAny>>,
         add_generation_prompt: Option<&Bound<'py, PyAny>>,
         continue_final_message: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
-    ) -> PyResult<DataRequest<'k>> {
+    ) -> PyResult<BuiltRequest<'a>> {
         let tools = crate::tool_schemas(tools)?;
         check_documents(documents)?;
-        Ok(DataRequest {
-            messages: crate::messages(keep, messages, || "messages".to_string())?,
-            tools: data(keep, tools.as_ref(), "tools")?,
-            documents: data(keep, documents, "documents")?,
+        let continue_final_message = continue_field(continue_final_message)?;
+        Ok(BuiltRequest {
+            messages: crate::messages(conv, messages, || "messages".to_string())?,
+            tools: conv.value(tools.as_ref(), "tools")?,
+            documents: conv.value(documents, "documents")?,
             add_generation_prompt: match add_generation_prompt {
-                None => Data::Bool(false),
-                Some(v) => data(keep, Some(v), "add_generation_prompt")?,
+                None => Val::bool(false),
+                Some(v) => conv.value(Some(v), "add_generation_prompt")?,
             },
-            continue_final_message: continue_field(continue_final_message)?,
-            kwargs: kwargs_data(keep, kwargs)?,
+            continue_final_message: continue_final_message.as_deref().map(|c| conv.text(c)),
+            kwargs: kwargs_vals(conv, kwargs)?,
         })
     }
 
     /// The template transformers would use: `tool_use` when tools are given and the model
     /// has one.
-    fn pick(&self, request: &DataRequest<'_>) -> &chat::ChatTemplate {
-        let has_tools = matches!(&request.tools, Data::List(t) | Data::Tuple(t) if !t.is_empty());
+    fn pick(&self, request: &BuiltRequest<'_>) -> &chat::ChatTemplate {
+        let has_tools = request.tools.items().is_some_and(|t| !t.is_empty());
         match (&self.with_tools, has_tools) {
             (Some(t), true) => t,
             _ => &self.plain,
@@ -314,36 +328,36 @@ fn polyfills(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<polyfill::Poly
 }
 
 /// A converted request as the JSON request the polyfills adapt.
-fn request_json(request: &DataRequest<'_>) -> PyResult<serde_json::Value> {
+fn request_json(request: &BuiltRequest<'_>) -> PyResult<serde_json::Value> {
     let mut m = serde_json::Map::new();
+    let messages = request.messages.items().unwrap_or(&[]);
     m.insert(
         "messages".into(),
         serde_json::Value::Array(
-            request
-                .messages
+            messages
                 .iter()
-                .map(data_json)
+                .map(|v| data_json(&v.to_data()))
                 .collect::<PyResult<_>>()?,
         ),
     );
-    if !matches!(request.tools, Data::None) {
-        m.insert("tools".into(), data_json(&request.tools)?);
+    if !request.tools.is_none() {
+        m.insert("tools".into(), data_json(&request.tools.to_data())?);
     }
-    if !matches!(request.documents, Data::None) {
-        m.insert("documents".into(), data_json(&request.documents)?);
+    if !request.documents.is_none() {
+        m.insert("documents".into(), data_json(&request.documents.to_data())?);
     }
     m.insert(
         "add_generation_prompt".into(),
-        data_json(&request.add_generation_prompt)?,
+        data_json(&request.add_generation_prompt.to_data())?,
     );
-    if let Some(field) = &request.continue_final_message {
+    if let Some(field) = request.continue_final_message {
         m.insert(
             "continue_final_message".into(),
-            serde_json::Value::String(field.clone()),
+            serde_json::Value::String(field.to_string()),
         );
     }
     for (k, v) in &request.kwargs {
-        m.insert(k.to_string(), data_json(v)?);
+        m.insert(k.to_string(), data_json(&v.to_data())?);
     }
     Ok(serde_json::Value::Object(m))
 }

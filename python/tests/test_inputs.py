@@ -166,6 +166,29 @@ def test_shared_objects_are_not_cycles():
     assert text == "[{'k': 'v'}, {'k': 'v'}]"
 
 
+def test_a_key_that_empties_its_dict_while_read_does_not_crash():
+    # Reading a key that is not a str may run Python code (here a pydantic-like
+    # `model_dump`); that code empties the dict being read. The value read next must still be
+    # alive: the render sees the pair it was given, never freed memory.
+    class Key:
+        def __init__(self, d):
+            self.d = d
+
+        def __hash__(self):
+            return 1
+
+        def model_dump(self):
+            self.d.clear()
+            return "k"
+
+    for _ in range(50):
+        d = {}
+        d[Key(d)] = "value " * 50 + "end"
+        conv = [{"role": "user", "content": d}]
+        (text,), _ = chatcodec.render_jinja_template([conv], chat_template="{{ messages[0].content }}")
+        assert text == repr({"k": "value " * 50 + "end"})
+
+
 def test_errors_keep_callers_except_clauses():
     jinja2 = need("jinja2")
     with pytest.raises(jinja2.TemplateError, match="^boom$"):

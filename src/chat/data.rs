@@ -8,11 +8,6 @@
 
 use std::borrow::Cow;
 
-use num_bigint::{BigInt, BigUint, Sign};
-
-use crate::error::Error;
-use crate::value::{Ctx, Value};
-
 /// A plain value as transformers' `_plain_template_data` leaves it: the template sees
 /// exactly these types.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,48 +65,5 @@ impl Default for DataRequest<'_> {
             continue_final_message: None,
             kwargs: Vec::new(),
         }
-    }
-}
-
-impl<'s> Data<'s> {
-    /// The engine value, strings borrowed, containers in the arena.
-    pub(crate) fn to_value<'a>(&'a self, ctx: &Ctx<'a>) -> Result<Value<'a>, Error> {
-        Ok(match self {
-            Data::None => Value::None,
-            Data::Bool(b) => Value::Bool(*b),
-            Data::Int(i) => Value::Int(*i),
-            Data::BigInt {
-                negative,
-                magnitude_le,
-            } => {
-                let sign = if *negative { Sign::Minus } else { Sign::Plus };
-                ctx.big(BigInt::from_biguint(
-                    sign,
-                    BigUint::from_bytes_le(magnitude_le),
-                ))?
-            }
-            Data::Float(f) => Value::Float(*f),
-            Data::Str(s) => Value::Str(s),
-            Data::List(items) => Value::List(Self::slice(items, ctx)?),
-            Data::Tuple(items) => Value::Tuple(Self::slice(items, ctx)?),
-            Data::Dict(pairs) => {
-                let mut out = bumpalo::collections::Vec::with_capacity_in(pairs.len(), ctx.arena);
-                for (k, v) in pairs {
-                    out.push((k.to_value(ctx)?, v.to_value(ctx)?));
-                }
-                Value::Dict(out.into_bump_slice())
-            }
-        })
-    }
-
-    pub(crate) fn slice<'a>(
-        items: &'a [Data<'s>],
-        ctx: &Ctx<'a>,
-    ) -> Result<&'a [Value<'a>], Error> {
-        let mut out = bumpalo::collections::Vec::with_capacity_in(items.len(), ctx.arena);
-        for d in items {
-            out.push(d.to_value(ctx)?);
-        }
-        Ok(out.into_bump_slice())
     }
 }

@@ -12,6 +12,7 @@ use crate::syntax::lexer::py_isspace;
 use crate::template::Template;
 use crate::value::{Ctx, Value};
 
+mod build;
 pub mod caps;
 pub mod control;
 mod data;
@@ -24,6 +25,7 @@ mod request;
 mod template;
 pub mod validate;
 
+pub use build::{with_builder, Builder, BuiltRequest, Items, Pairs, Val};
 pub use data::{Data, DataRequest};
 pub use family::{Family, QWEN3_5_TEMPLATE};
 pub use request::{
@@ -94,14 +96,7 @@ pub fn render_data_spans(
     request: &DataRequest<'_>,
     out: &mut String,
 ) -> Result<Vec<(usize, usize)>, Error> {
-    render_source(template, Source::Data(request), &Extra::default(), out)
-}
-
-/// A request as JSON or as [`Data`].
-#[derive(Clone, Copy)]
-pub(crate) enum Source<'r> {
-    Json(&'r serde_json::Map<String, serde_json::Value>),
-    Data(&'r DataRequest<'r>),
+    with_builder(|b| b.render(template, &b.request(request)?, out))
 }
 
 /// [`render_request_spans`] with `apply_chat_template`'s additions.
@@ -114,7 +109,7 @@ pub(crate) fn render_impl(
     let Some(req) = request.as_object() else {
         return Err(err!(Input, "a chat request must be a JSON object"));
     };
-    render_source(template, Source::Json(req), extra, out)
+    render_json(template, req, extra, out)
 }
 
 /// Checks a JSON request; returns the field to continue, if any.
@@ -197,109 +192,102 @@ pub(crate) fn request_global<'a>(
     }
 }
 
-/// Checks a [`DataRequest`] as `render_jinja_template` does.
-fn check_data(req: &DataRequest<'_>) -> Result<(), Error> {
-    for (i, m) in req.messages.iter().enumerate() {
-        if !matches!(m, Data::Dict(_)) {
-            return Err(err!(
-                Type,
-                "message {i}: chat messages should be dicts, dataclasses or pydantic models"
-            ));
-        }
-    }
-    let docs_ok = match &req.documents {
-        Data::None => true,
-        Data::List(d) | Data::Tuple(d) => d.iter().all(|d| matches!(d, Data::Dict(_))),
-        _ => false,
-    };
-    if !docs_ok {
-        return Err(err!(
-            Type,
-            "Documents should be a list of dicts with 'title' and 'text' keys!"
-        ));
-    }
-    Ok(())
-}
-
-/// Renders a request of either kind; spans never reach past the end of the prompt.
-pub(crate) fn render_source(
+/// Renders a JSON request; spans never reach past the end of the prompt.
+fn render_json(
     template: &Template,
-    src: Source<'_>,
+    req: &serde_json::Map<String, serde_json::Value>,
     extra: &Extra<'_>,
     out: &mut String,
 ) -> Result<Vec<(usize, usize)>, Error> {
-    let cont = match src {
-        Source::Json(req) => check_json(req)?,
-        Source::Data(req) => {
-            check_data(req)?;
-            req.continue_final_message.as_deref()
-        }
-    };
+    let cont = check_json(req)?;
     let start = out.len();
     let prog = &template.program;
     let mut final_text = None;
     let limits = extra.limits.unwrap_or(&template.options.limits);
-    let mut spans = crate::vm::with_arena(|arena| {
+    let spans = crate::vm::with_arena(|arena| {
         let now = extra.now.unwrap_or_else(|| template.options.clock.now());
         let ctx = Ctx::new(arena, now, limits.max_output);
-        let source = &prog.source;
-        let globals = match src {
-            Source::Json(req) => {
-                let (msgs, final_message) = match req.get("messages") {
-                    Some(v @ serde_json::Value::Array(m)) => build_messages(
-                        &ctx,
-                        Value::Json(v),
-                        m.iter().map(Value::from_json),
-                        cont,
-                        extra.drop_none,
-                        source,
-                    )?,
-                    _ => (Value::None, None),
-                };
-                final_text = final_message;
-                crate::vm::resolve_globals(prog, &ctx, |name| match name {
-                    "messages" => Some(msgs),
-                    _ => request_global(req, extra.kwargs, &ctx, name),
-                })
-            }
-            Source::Data(req) => {
-                let items = Data::slice(&req.messages, &ctx)?;
-                let (msgs, final_message) = build_messages(
-                    &ctx,
-                    Value::List(items),
-                    items.iter().copied(),
-                    cont,
-                    extra.drop_none,
-                    source,
-                )?;
-                final_text = final_message;
-                let tools = req.tools.to_value(&ctx)?;
-                let documents = req.documents.to_value(&ctx)?;
-                let agp = req.add_generation_prompt.to_value(&ctx)?;
-                let mut kwargs = Vec::with_capacity(req.kwargs.len());
-                for (k, v) in &req.kwargs {
-                    kwargs.push((k.as_ref(), v.to_value(&ctx)?));
-                }
-                crate::vm::resolve_globals(prog, &ctx, |name| match name {
-                    "messages" => Some(msgs),
-                    "tools" => Some(tools),
-                    "documents" => Some(documents),
-                    "add_generation_prompt" => Some(agp),
-                    _ => kwargs
-                        .iter()
-                        .find(|(k, _)| *k == name)
-                        .map(|(_, v)| *v)
-                        .or_else(|| {
-                            extra
-                                .kwargs
-                                .and_then(|k| k.get(name))
-                                .map(|v| Value::from_json_in(v, &ctx))
-                        }),
-                })
-            }
+        let (msgs, final_message) = match req.get("messages") {
+            Some(v @ serde_json::Value::Array(m)) => build_messages(
+                &ctx,
+                Value::Json(v),
+                m.iter().map(Value::from_json),
+                cont,
+                extra.drop_none,
+                &prog.source,
+            )?,
+            _ => (Value::None, None),
         };
+        final_text = final_message;
+        let globals = crate::vm::resolve_globals(prog, &ctx, |name| match name {
+            "messages" => Some(msgs),
+            _ => request_global(req, extra.kwargs, &ctx, name),
+        });
         crate::vm::run(prog, &ctx, &globals, out, limits)
     })?;
+    cut_spans(out, start, final_text, spans)
+}
+
+/// Renders a request built in `arena` (see [`build`]); spans never reach past the end of
+/// the prompt.
+pub(crate) fn render_built<'a>(
+    template: &'a Template,
+    arena: &'a bumpalo::Bump,
+    req: &BuiltRequest<'a>,
+    extra: &Extra<'a>,
+    out: &mut String,
+) -> Result<Vec<(usize, usize)>, Error> {
+    let start = out.len();
+    let prog = &template.program;
+    let limits = extra.limits.unwrap_or(&template.options.limits);
+    // The clock is read only by `strftime_now`, which a template reaches by that global name.
+    let now = match extra.now {
+        Some(now) => now,
+        None if prog.globals.iter().any(|g| &**g == "strftime_now") => template.options.clock.now(),
+        None => build::epoch(),
+    };
+    let ctx = Ctx::new(arena, now, limits.max_output);
+    let items: &'a [Value<'a>] = match req.messages.0 {
+        Value::List(v) | Value::Tuple(v) => v,
+        _ => &[],
+    };
+    let (msgs, final_text) = build_messages(
+        &ctx,
+        Value::List(items),
+        items.iter().copied(),
+        req.continue_final_message,
+        extra.drop_none,
+        &prog.source,
+    )?;
+    let globals = crate::vm::resolve_globals(prog, &ctx, |name| match name {
+        "messages" => Some(msgs),
+        "tools" => Some(req.tools.0),
+        "documents" => Some(req.documents.0),
+        "add_generation_prompt" => Some(req.add_generation_prompt.0),
+        _ => req
+            .kwargs
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.0)
+            .or_else(|| {
+                extra
+                    .kwargs
+                    .and_then(|k| k.get(name))
+                    .map(|v| Value::from_json_in(v, &ctx))
+            }),
+    });
+    let spans = crate::vm::run(prog, &ctx, &globals, out, limits)?;
+    cut_spans(out, start, final_text, spans)
+}
+
+/// With `continue_final_message`, cuts the prompt (from `start` in `out`) after the final
+/// message's text, and the spans with it.
+fn cut_spans(
+    out: &mut String,
+    start: usize,
+    final_text: Option<String>,
+    mut spans: Vec<(usize, usize)>,
+) -> Result<Vec<(usize, usize)>, Error> {
     if let Some(final_text) = final_text {
         cut_after_final_message(out, start, &final_text)?;
         // The mask covers only what is left of the prompt.
@@ -384,7 +372,7 @@ fn build_messages<'a>(
     }
     let (new_last, text) = match final_message {
         Value::Str(_) => {
-            let mut pairs = dict_pairs(ctx, last_value);
+            let mut pairs = dict_pairs(ctx, last_value).to_vec();
             let mut text = String::new();
             for f in &fields {
                 if let Some(p) = pairs
@@ -409,7 +397,7 @@ fn build_messages<'a>(
                 ));
             };
             let mut new_blocks = blocks.to_vec();
-            let mut pairs = dict_pairs(ctx, blocks[pos]);
+            let mut pairs = dict_pairs(ctx, blocks[pos]).to_vec();
             let mut text = String::new();
             if let Some(p) = pairs
                 .iter_mut()
@@ -423,7 +411,7 @@ fn build_messages<'a>(
             }
             new_blocks[pos] = Value::Dict(ctx.arena.alloc_slice_copy(&pairs));
             let new_list = Value::List(ctx.slice(new_blocks));
-            let mut msg = dict_pairs(ctx, last_value);
+            let mut msg = dict_pairs(ctx, last_value).to_vec();
             for p in msg.iter_mut() {
                 if matches!(p.0, Value::Str(k) if k == field) {
                     p.1 = new_list;
@@ -462,14 +450,15 @@ fn alias_reasoning<'a>(ctx: &Ctx<'a>, m: Value<'a>, drop_none: bool) -> Value<'a
         .find_map(|k| get_field(m, k).filter(|v| !matches!(v, Value::None)));
     let fields = dict_pairs(ctx, m);
     let keep = |v: &Value<'a>| !(drop_none && matches!(v, Value::None));
-    let mut pairs: Vec<(Value<'a>, Value<'a>)> = Vec::with_capacity(fields.len() + 2);
+    // Built in the arena, where the dict stays.
+    let mut pairs = bumpalo::collections::Vec::with_capacity_in(fields.len() + 2, ctx.arena);
     if drop_none && reasoning.is_none() {
-        pairs.extend(fields.into_iter().filter(|(_, v)| keep(v)));
-        return Value::Dict(ctx.arena.alloc_slice_copy(&pairs));
+        pairs.extend(fields.iter().copied().filter(|(_, v)| keep(v)));
+        return Value::Dict(pairs.into_bump_slice());
     }
     let reasoning = reasoning.unwrap_or(Value::None);
     pairs.push((Value::Str("thinking"), reasoning));
-    for (k, v) in fields.into_iter().filter(|(_, v)| keep(v)) {
+    for &(k, v) in fields.iter().filter(|(_, v)| keep(v)) {
         match pairs
             .iter_mut()
             .find(|(pk, _)| crate::value::ops::eq(pk, &k))
@@ -485,7 +474,7 @@ fn alias_reasoning<'a>(ctx: &Ctx<'a>, m: Value<'a>, drop_none: bool) -> Value<'a
         Some(p) => p.1 = reasoning,
         None => pairs.push((Value::Str("reasoning_content"), reasoning)),
     }
-    Value::Dict(ctx.arena.alloc_slice_copy(&pairs))
+    Value::Dict(pairs.into_bump_slice())
 }
 
 fn get_field<'a>(v: Value<'a>, key: &str) -> Option<Value<'a>> {
@@ -501,14 +490,14 @@ fn get_field<'a>(v: Value<'a>, key: &str) -> Option<Value<'a>> {
     }
 }
 
-fn dict_pairs<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> Vec<(Value<'a>, Value<'a>)> {
+fn dict_pairs<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> &'a [(Value<'a>, Value<'a>)] {
     match v {
-        Value::Json(serde_json::Value::Object(o)) => o
-            .iter()
-            .map(|(k, v)| (Value::Str(k.as_str()), Value::from_json_in(v, ctx)))
-            .collect(),
-        Value::Dict(d) => d.to_vec(),
-        _ => Vec::new(),
+        Value::Json(serde_json::Value::Object(o)) => ctx.arena.alloc_slice_fill_iter(
+            o.iter()
+                .map(|(k, v)| (Value::Str(k.as_str()), Value::from_json_in(v, ctx))),
+        ),
+        Value::Dict(d) => d,
+        _ => &[],
     }
 }
 

@@ -3,7 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{render_impl, render_source, ChatRequest, Data, DataRequest, Extra, Family, Source};
+use super::{
+    render_impl, with_builder, Builder, BuiltRequest, ChatRequest, DataRequest, Extra, Family,
+};
 use crate::error::{err, Error};
 use crate::template::Template;
 
@@ -153,8 +155,20 @@ impl ChatTemplate {
         mask: bool,
         out: &mut String,
     ) -> Result<Vec<(usize, usize)>, Error> {
+        with_builder(|b| self.apply_built(b, &b.request(request)?, mask, out))
+    }
+
+    /// [`ChatTemplate::apply_to`] for a request built with `b` (a language binding's own
+    /// objects made into template values directly, see [`Builder`]).
+    pub fn apply_built<'a>(
+        &'a self,
+        b: &Builder<'a, '_>,
+        request: &BuiltRequest<'a>,
+        mask: bool,
+        out: &mut String,
+    ) -> Result<Vec<(usize, usize)>, Error> {
         check_flags(
-            request.messages.is_empty(),
+            request.messages.items().is_some_and(|m| m.is_empty()),
             request.continue_final_message.is_some(),
             request.add_generation_prompt.is_true(),
             mask,
@@ -164,24 +178,8 @@ impl ChatTemplate {
             drop_none: true,
             ..Extra::default()
         };
-        let spans = render_source(&self.template, Source::Data(request), &extra, out)?;
+        let spans = b.render_with(&self.template, request, &extra, out)?;
         Ok(if mask { spans } else { Vec::new() })
-    }
-}
-
-impl Data<'_> {
-    /// Python truth.
-    pub(crate) fn is_true(&self) -> bool {
-        match self {
-            Data::None => false,
-            Data::Bool(b) => *b,
-            Data::Int(i) => *i != 0,
-            Data::BigInt { .. } => true,
-            Data::Float(f) => *f != 0.0,
-            Data::Str(s) => !s.is_empty(),
-            Data::List(v) | Data::Tuple(v) => !v.is_empty(),
-            Data::Dict(d) => !d.is_empty(),
-        }
     }
 }
 
