@@ -112,6 +112,7 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token<'_>>, Error> {
     Lexer {
         src,
         out: Vec::with_capacity(src.len() / 8 + 8),
+        closers: Vec::new(),
     }
     .run()
 }
@@ -119,6 +120,8 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token<'_>>, Error> {
 struct Lexer<'s> {
     src: &'s str,
     out: Vec<Token<'s>>,
+    /// The closers of the brackets open in the current tag, innermost last.
+    closers: Vec<u8>,
 }
 
 impl<'s> Lexer<'s> {
@@ -245,69 +248,89 @@ impl<'s> Lexer<'s> {
         });
         let mut pos = body;
         // The closers of the open brackets: while any is open, `}}` is two closing braces
-        // (as in jinja2), and a closer must match the innermost opener.
-        let mut closers: Vec<char> = Vec::new();
+        // (as in jinja2), and a closer must match the innermost opener. The stack is the
+        // lexer's, reused from tag to tag.
+        let closers = &mut self.closers;
+        closers.clear();
         while let Some((t, s, e)) = next_inner(src, pos) {
             pos = e;
-            if matches!(t, Ok(Inner::VarEnd | Inner::VarEndTrim))
-                && (!closers.is_empty() || kind != TagKind::Var)
-            {
-                // Take one character as an operator and lex again after it.
-                let first = if src.as_bytes()[s] == b'-' {
-                    Op::Sub
-                } else {
-                    Op::RBrace
-                };
-                if first == Op::RBrace {
-                    close_bracket(&mut closers, '}', src, s)?;
-                }
-                self.out.push(Token {
-                    tok: Tok::Op(first),
-                    span: Span::new(s, s + 1),
-                });
-                pos = s + 1;
-                continue;
-            }
-            let text = &src[s..e];
-            let span = Span::new(s, e);
-            let Ok(t) = t else {
-                let what = text.chars().next().unwrap_or(' ');
-                let msg = if what == '\'' || what == '"' {
-                    "unterminated string".to_string()
-                } else {
-                    format!("unexpected character {what:?}")
-                };
-                return Err(Error::new(crate::ErrorKind::Syntax, msg).with_offset(src, s));
-            };
-            let end = |m: Option<u8>, want: TagKind, tok: Tok<'s>, out: &mut Vec<Token<'s>>| {
-                if want != kind {
-                    return None;
-                }
-                out.push(Token { tok, span });
-                Some((e, m))
-            };
-            let finished = match t {
-                Inner::VarEnd => end(None, TagKind::Var, Tok::VarEnd, &mut self.out),
-                Inner::VarEndTrim => end(Some(b'-'), TagKind::Var, Tok::VarEnd, &mut self.out),
-                Inner::BlockEnd => end(None, TagKind::Block, Tok::BlockEnd, &mut self.out),
-                Inner::BlockEndTrim => {
-                    end(Some(b'-'), TagKind::Block, Tok::BlockEnd, &mut self.out)
-                }
-                Inner::BlockEndKeep => {
-                    end(Some(b'+'), TagKind::Block, Tok::BlockEnd, &mut self.out)
-                }
-                _ => None,
-            };
-            if let Some(done) = finished {
-                return Ok(done);
-            }
+            // The span is built where the token is pushed (from registers: a span kept in
+            // memory and read back whole stalls the store buffer).
             let tok = match t {
-                Inner::Name => Tok::Name(text),
-                Inner::Int => match without_underscores(text).parse() {
-                    Ok(i) => Tok::Int(IntLit::new(i)),
-                    Err(_) => Tok::BigInt(text),
-                },
-                Inner::RadixInt => {
+                Ok(Inner::Name) => Tok::Name(&src[s..e]),
+                Ok(Inner::Op) => {
+                    let Some(op) = Op::from_text(&src[s..e]) else {
+                        return Err(err!(Syntax, "unexpected {:?}", &src[s..e]).with_offset(src, s));
+                    };
+                    match op {
+                        Op::LParen => closers.push(b')'),
+                        Op::LBracket => closers.push(b']'),
+                        Op::LBrace => closers.push(b'}'),
+                        Op::RParen => close_bracket(closers, b')', src, s)?,
+                        Op::RBracket => close_bracket(closers, b']', src, s)?,
+                        Op::RBrace => close_bracket(closers, b'}', src, s)?,
+                        _ => {}
+                    }
+                    Tok::Op(op)
+                }
+                Ok(Inner::VarEnd | Inner::VarEndTrim)
+                    if !closers.is_empty() || kind != TagKind::Var =>
+                {
+                    // Take one character as an operator and lex again after it.
+                    let first = if src.as_bytes()[s] == b'-' {
+                        Op::Sub
+                    } else {
+                        close_bracket(closers, b'}', src, s)?;
+                        Op::RBrace
+                    };
+                    self.out.push(Token {
+                        tok: Tok::Op(first),
+                        span: Span::new(s, s + 1),
+                    });
+                    pos = s + 1;
+                    continue;
+                }
+                Ok(t @ (Inner::VarEnd | Inner::VarEndTrim)) => {
+                    self.out.push(Token {
+                        tok: Tok::VarEnd,
+                        span: Span::new(s, e),
+                    });
+                    let m = (t == Inner::VarEndTrim).then_some(b'-');
+                    return Ok((e, m));
+                }
+                Ok(t @ (Inner::BlockEnd | Inner::BlockEndTrim | Inner::BlockEndKeep)) => {
+                    if kind != TagKind::Block {
+                        // An end marker of the other tag kind: jinja2 reads it as operators.
+                        return Err(err!(Syntax, "unexpected '%}}'").with_offset(src, s));
+                    }
+                    self.out.push(Token {
+                        tok: Tok::BlockEnd,
+                        span: Span::new(s, e),
+                    });
+                    let m = match t {
+                        Inner::BlockEndTrim => Some(b'-'),
+                        Inner::BlockEndKeep => Some(b'+'),
+                        _ => None,
+                    };
+                    return Ok((e, m));
+                }
+                Ok(Inner::Str) => {
+                    let text = &src[s..e];
+                    Tok::Str(
+                        unescape(&text[1..text.len() - 1]).map_err(|m| {
+                            Error::new(crate::ErrorKind::Syntax, m).with_offset(src, s)
+                        })?,
+                    )
+                }
+                Ok(Inner::Int) => {
+                    let text = &src[s..e];
+                    match without_underscores(text).parse() {
+                        Ok(i) => Tok::Int(IntLit::new(i)),
+                        Err(_) => Tok::BigInt(text),
+                    }
+                }
+                Ok(Inner::RadixInt) => {
+                    let text = &src[s..e];
                     let digits = without_underscores(&text[2..]);
                     let radix = match text.as_bytes()[1] {
                         b'x' | b'X' => 16,
@@ -321,7 +344,8 @@ impl<'s> Lexer<'s> {
                 }
                 // jinja2 reads no float right after a dot (`x.1.0` is two subscripts): take
                 // the integer part and lex again after it.
-                Inner::Float if s > 0 && src.as_bytes()[s - 1] == b'.' => {
+                Ok(Inner::Float) if s > 0 && src.as_bytes()[s - 1] == b'.' => {
+                    let text = &src[s..e];
                     let digits = text
                         .find(|c: char| !(c.is_ascii_digit() || c == '_'))
                         .unwrap_or(text.len());
@@ -335,39 +359,25 @@ impl<'s> Lexer<'s> {
                     pos = s + digits;
                     continue;
                 }
-                Inner::Float => {
-                    Tok::Float(without_underscores(text).parse().unwrap_or(f64::INFINITY))
-                }
-                Inner::Str => Tok::Str(
-                    unescape(&text[1..text.len() - 1])
-                        .map_err(|m| Error::new(crate::ErrorKind::Syntax, m).with_offset(src, s))?,
+                Ok(Inner::Float) => Tok::Float(
+                    without_underscores(&src[s..e])
+                        .parse()
+                        .unwrap_or(f64::INFINITY),
                 ),
-                Inner::Op => {
-                    match text {
-                        "(" => closers.push(')'),
-                        "[" => closers.push(']'),
-                        "{" => closers.push('}'),
-                        ")" | "]" | "}" => {
-                            close_bracket(&mut closers, text.chars().next().unwrap_or(')'), src, s)?
-                        }
-                        _ => {}
-                    }
-                    match Op::from_text(text) {
-                        Some(op) => Tok::Op(op),
-                        None => {
-                            return Err(err!(Syntax, "unexpected {text:?}").with_offset(src, s));
-                        }
-                    }
-                }
-                // An end marker of the other tag kind: jinja2 reads it as operators.
-                Inner::VarEnd | Inner::VarEndTrim => {
-                    return Err(err!(Syntax, "unexpected '}}}}'").with_offset(src, s));
-                }
-                Inner::BlockEnd | Inner::BlockEndTrim | Inner::BlockEndKeep => {
-                    return Err(err!(Syntax, "unexpected '%}}'").with_offset(src, s));
+                Err(()) => {
+                    let what = src[s..e].chars().next().unwrap_or(' ');
+                    let msg = if what == '\'' || what == '"' {
+                        "unterminated string".to_string()
+                    } else {
+                        format!("unexpected character {what:?}")
+                    };
+                    return Err(Error::new(crate::ErrorKind::Syntax, msg).with_offset(src, s));
                 }
             };
-            self.out.push(Token { tok, span });
+            self.out.push(Token {
+                tok,
+                span: Span::new(s, e),
+            });
         }
         let what = if kind == TagKind::Var { "'}}'" } else { "'%}'" };
         Err(err!(Syntax, "unexpected end of template, expected {what}").with_offset(src, tag_at))
@@ -500,8 +510,9 @@ fn logos_one(src: &str, pos: usize) -> Option<(Result<Inner, ()>, usize, usize)>
 }
 
 /// Closes the innermost bracket with `c`, which must be its closer.
-fn close_bracket(closers: &mut Vec<char>, c: char, src: &str, at: usize) -> Result<(), Error> {
-    match closers.pop() {
+fn close_bracket(closers: &mut Vec<u8>, c: u8, src: &str, at: usize) -> Result<(), Error> {
+    let c = char::from(c);
+    match closers.pop().map(char::from) {
         Some(want) if want == c => Ok(()),
         Some(want) => Err(err!(Syntax, "unexpected '{c}', expected '{want}'").with_offset(src, at)),
         None => Err(err!(Syntax, "unexpected '{c}'").with_offset(src, at)),
