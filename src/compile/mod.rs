@@ -109,7 +109,7 @@ pub(crate) fn compile(source: &str, limits: &Limits) -> Result<Program, Error> {
     // The AST lives only while compiling: a per-thread arena, reset after each compile.
     let mut program = with_ast_arena(|arena| {
         let ast = crate::syntax::parser::parse(&source, arena, limits.max_nesting)?;
-        codegen::generate(ast, &source, limits.max_nesting)
+        codegen::generate(ast, &source, limits.max_nesting, arena)
     })?;
     program.source = source;
     Ok(program)
