@@ -3,7 +3,8 @@
 //!
 //! Text between tags is found with memchr; the inside of a tag is tokenized by a logos lexer.
 //! Data tokens are sub-slices of the source (whitespace control only trims their ends), so
-//! they carry a span and nothing else.
+//! they carry a span and nothing else. A string literal with escapes is decoded into the
+//! compile arena, so tokens are `Copy` and the token vector needs no drop pass.
 
 use logos::Logos;
 
@@ -11,7 +12,7 @@ use crate::error::{err, Error};
 use crate::syntax::{IntLit, Span};
 
 /// A token of the template.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Tok<'s> {
     /// Literal text to output.
     Data,
@@ -25,8 +26,8 @@ pub(crate) enum Tok<'s> {
     BlockEnd,
     /// A name or keyword.
     Name(&'s str),
-    /// A string literal, unescaped.
-    Str(std::borrow::Cow<'s, str>),
+    /// A string literal, unescaped (a slice of the source when it has no escapes).
+    Str(&'s str),
     /// An integer literal.
     Int(IntLit),
     /// An integer literal beyond 128 bits, as written (prefix and underscores included).
@@ -40,7 +41,7 @@ pub(crate) enum Tok<'s> {
 }
 
 /// A token with its span in the (newline-normalized) source.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Token<'s> {
     /// What it is.
     pub(crate) tok: Tok<'s>,
@@ -107,11 +108,16 @@ pub(crate) fn normalize(source: &str) -> String {
     s
 }
 
-/// Tokenizes normalized `src`.
-pub(crate) fn tokenize(src: &str) -> Result<Vec<Token<'_>>, Error> {
+/// Tokenizes normalized `src`; decoded string literals go to `arena`.
+pub(crate) fn tokenize<'s>(
+    src: &'s str,
+    arena: &'s bumpalo::Bump,
+) -> Result<Vec<Token<'s>>, Error> {
     Lexer {
         src,
-        out: Vec::with_capacity(src.len() / 8 + 8),
+        arena,
+        // About one token per 5 bytes in chat templates: room for most without regrowing.
+        out: Vec::with_capacity(src.len() / 4 + 16),
         closers: Vec::new(),
     }
     .run()
@@ -119,6 +125,7 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token<'_>>, Error> {
 
 struct Lexer<'s> {
     src: &'s str,
+    arena: &'s bumpalo::Bump,
     out: Vec<Token<'s>>,
     /// The closers of the brackets open in the current tag, innermost last.
     closers: Vec<u8>,
@@ -316,11 +323,12 @@ impl<'s> Lexer<'s> {
                 }
                 Ok(Inner::Str) => {
                     let text = &src[s..e];
-                    Tok::Str(
-                        unescape(&text[1..text.len() - 1]).map_err(|m| {
-                            Error::new(crate::ErrorKind::Syntax, m).with_offset(src, s)
-                        })?,
-                    )
+                    let body = unescape(&text[1..text.len() - 1])
+                        .map_err(|m| Error::new(crate::ErrorKind::Syntax, m).with_offset(src, s))?;
+                    Tok::Str(match body {
+                        std::borrow::Cow::Borrowed(b) => b,
+                        std::borrow::Cow::Owned(o) => self.arena.alloc_str(&o),
+                    })
                 }
                 Ok(Inner::Int) => {
                     let text = &src[s..e];
@@ -463,13 +471,11 @@ fn next_inner(src: &str, mut pos: usize) -> Option<(Result<Inner, ()>, usize, us
     match b {
         b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
             let mut e = pos + 1;
-            while let Some(c) = bytes.get(e) {
-                if c.is_ascii_alphanumeric() || *c == b'_' {
-                    e += 1;
-                } else if c.is_ascii() {
-                    return Some((Ok(Inner::Name), pos, e));
-                } else {
-                    return logos_one(src, pos);
+            while let Some(&c) = bytes.get(e) {
+                match NAME_BYTE[usize::from(c)] {
+                    NAME_CONTINUE => e += 1,
+                    NAME_END => return Some((Ok(Inner::Name), pos, e)),
+                    _ => return logos_one(src, pos),
                 }
             }
             Some((Ok(Inner::Name), pos, e))
@@ -500,6 +506,30 @@ fn next_inner(src: &str, mut pos: usize) -> Option<(Result<Inner, ()>, usize, us
         _ => logos_one(src, pos),
     }
 }
+
+/// Classes of [`NAME_BYTE`]: an ASCII letter, digit or `_` continues a name; another ASCII
+/// byte ends it; a non-ASCII byte sends the name to the logos lexer (Unicode identifiers).
+const NAME_END: u8 = 0;
+const NAME_CONTINUE: u8 = 1;
+const NAME_UNICODE: u8 = 2;
+
+/// The class of each byte after the first of a name (one load per byte instead of range tests).
+static NAME_BYTE: [u8; 256] = {
+    let mut t = [NAME_END; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = if b.is_ascii_alphanumeric() || b == b'_' {
+            NAME_CONTINUE
+        } else if b >= 0x80 {
+            NAME_UNICODE
+        } else {
+            NAME_END
+        };
+        i += 1;
+    }
+    t
+};
 
 /// One token of the logos lexer at `pos`.
 fn logos_one(src: &str, pos: usize) -> Option<(Result<Inner, ()>, usize, usize)> {
@@ -835,7 +865,8 @@ mod tests {
 
     fn data_of(src: &str) -> Vec<String> {
         let src = normalize(src);
-        tokenize(&src)
+        let arena = bumpalo::Bump::new();
+        tokenize(&src, &arena)
             .unwrap()
             .iter()
             .filter(|t| t.tok == Tok::Data)
@@ -891,8 +922,9 @@ mod tests {
 
     #[test]
     fn errors_point_at_the_tag() {
-        let e = tokenize("ab\n {{ x").unwrap_err();
+        let arena = bumpalo::Bump::new();
+        let e = tokenize("ab\n {{ x", &arena).unwrap_err();
         assert_eq!(e.location(), Some((2, 2)));
-        assert!(tokenize("{{ 'abc }}").is_err());
+        assert!(tokenize("{{ 'abc }}", &arena).is_err());
     }
 }

@@ -20,7 +20,7 @@ pub(crate) fn parse<'a>(
     arena: &'a Bump,
     max_nesting: usize,
 ) -> Result<&'a [Stmt<'a>], Error> {
-    let toks = crate::syntax::lexer::tokenize(src)?;
+    let toks = crate::syntax::lexer::tokenize(src, arena)?;
     let mut p = Parser {
         src,
         toks,
@@ -123,12 +123,9 @@ impl<'a> Parser<'a> {
             .map_or_else(|| self.span(), |t| t.span)
     }
 
-    /// Takes the next token (each is read once, so it is moved out, not cloned).
+    /// Takes the next token.
     fn next(&mut self) -> Option<Token<'a>> {
-        let t = self.toks.get_mut(self.pos).map(|t| Token {
-            tok: std::mem::replace(&mut t.tok, Tok::Data),
-            span: t.span,
-        });
+        let t = self.toks.get(self.pos).copied();
         self.pos += 1;
         t
     }
@@ -917,16 +914,11 @@ impl<'a> Parser<'a> {
                 ExprKind::Name(self.arena.alloc_str(&format!("no parent block {name}")))
             }
             Tok::Name(n) => ExprKind::Name(n),
-            Tok::Str(s) if !matches!(self.peek(), Some(Tok::Str(_))) => match s {
-                // A literal without escapes is a slice of the source: no copy.
-                std::borrow::Cow::Borrowed(text) => ExprKind::Lit(Lit::Str(text)),
-                std::borrow::Cow::Owned(text) => {
-                    ExprKind::Lit(Lit::Str(self.arena.alloc_str(&text)))
-                }
-            },
+            // A literal without escapes is a slice of the source: no copy.
+            Tok::Str(s) if !matches!(self.peek(), Some(Tok::Str(_))) => ExprKind::Lit(Lit::Str(s)),
             Tok::Str(s) => {
                 // Adjacent literals are one string, as in Python.
-                let mut text = s.into_owned();
+                let mut text = s.to_string();
                 while let Some(Tok::Str(more)) = self.peek() {
                     text.push_str(more);
                     self.pos += 1;
