@@ -84,9 +84,16 @@ impl<'a> Scope<'a> {
         self.names
             .iter()
             .rev()
-            .find(|(n, _)| *n == name)
+            .find(|(n, _)| same_name(n, name))
             .map(|(_, s)| *s)
     }
+}
+
+/// `a == b`, with the length and the first byte compared inline first: most names a scope
+/// is searched for differ from its names there, which saves a `memcmp` call per name.
+#[inline]
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
 }
 
 /// Adds the names `target` binds to `out`.

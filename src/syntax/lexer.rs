@@ -97,7 +97,7 @@ pub(crate) fn py_isspace(c: char) -> bool {
 /// Normalizes `\r\n` and `\r` to `\n` and drops one trailing newline, as jinja2 does with
 /// `keep_trailing_newline=False`.
 pub(crate) fn normalize(source: &str) -> String {
-    let mut s = if source.contains('\r') {
+    let mut s = if memchr::memchr(b'\r', source.as_bytes()).is_some() {
         source.replace("\r\n", "\n").replace('\r', "\n")
     } else {
         source.to_string()
@@ -734,7 +734,7 @@ impl Op {
 /// `backslashreplace`): known escapes are decoded, unknown ones kept with their backslash;
 /// a truncated `\x`/`\u`/`\U` escape or an unknown `\N{NAME}` is the codec's error.
 pub(crate) fn unescape(body: &str) -> Result<std::borrow::Cow<'_, str>, &'static str> {
-    if !body.contains('\\') {
+    if memchr::memchr(b'\\', body.as_bytes()).is_none() {
         return Ok(std::borrow::Cow::Borrowed(body));
     }
     let mut out = String::with_capacity(body.len());

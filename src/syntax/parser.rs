@@ -264,7 +264,7 @@ impl<'a> Parser<'a> {
                 Tok::BlockStart => {
                     let name_span = self.span();
                     let name = self.expect_name()?;
-                    if ends.contains(&name) {
+                    if ends.iter().any(|e| crate::compile::same_name(e, name)) {
                         self.leave();
                         return Ok((self.slice(out), name));
                     }
