@@ -1,10 +1,10 @@
 //! Code generation: walks the AST once, resolving names to slots, filters and tests to
 //! function pointers, and recording a span for every instruction that can fail.
 
-use crate::compile::scope::NameMap;
+use smallvec::SmallVec;
 
 use crate::compile::instr::{Const, Instr, LoopField, MacroInfo, NONE16};
-use crate::compile::scope::{stored_names, target_names, AVec, Scope};
+use crate::compile::scope::{stored_names, target_names, AVec, NameMap, Scope};
 use crate::compile::{Program, StrPool};
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
@@ -49,8 +49,8 @@ pub(super) fn generate<'a>(
         globals: NameMap::with_capacity_and_hasher(16, <_>::default()),
         filters: Vec::new(),
         tests: Vec::new(),
-        scopes: Vec::new(),
-        funcs: vec![Func {
+        scopes: SmallVec::new(),
+        funcs: smallvec::smallvec![Func {
             id: 0,
             next_slot: 0,
             definer: None,
@@ -58,7 +58,7 @@ pub(super) fn generate<'a>(
             uses_caller: false,
             uses_kwargs: false,
         }],
-        loops: Vec::new(),
+        loops: SmallVec::new(),
         soft: 0,
         autoescape: false,
         volatile_escapes: 0,
@@ -115,9 +115,10 @@ struct Gen<'s, 'a> {
     /// Filters and tests used, by name: at most one per builtin, so a short list.
     filters: Vec<(&'a str, u16)>,
     tests: Vec<(&'a str, u16)>,
-    scopes: Vec<Scope<'a>>,
-    funcs: Vec<Func>,
-    loops: Vec<LoopCtx>,
+    /// Open scopes, functions and loops, innermost last (a few deep: kept inline).
+    scopes: SmallVec<[Scope<'a>; 8]>,
+    funcs: SmallVec<[Func; 4]>,
+    loops: SmallVec<[LoopCtx; 4]>,
     /// Inside an `if`: unknown filters and tests fail only when reached.
     soft: u32,
     /// Under `{% autoescape true %}` (lexically).
