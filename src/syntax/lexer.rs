@@ -118,7 +118,7 @@ pub(crate) fn tokenize<'s>(
         arena,
         // About one token per 5 bytes in chat templates: room for most without regrowing.
         out: Vec::with_capacity(src.len() / 4 + 16),
-        closers: Vec::new(),
+        closers: smallvec::SmallVec::new(),
     }
     .run()
 }
@@ -127,8 +127,9 @@ struct Lexer<'s> {
     src: &'s str,
     arena: &'s bumpalo::Bump,
     out: Vec<Token<'s>>,
-    /// The closers of the brackets open in the current tag, innermost last.
-    closers: Vec<u8>,
+    /// The closers of the brackets open in the current tag, innermost last (inline: brackets
+    /// rarely nest deeper than a few levels).
+    closers: smallvec::SmallVec<[u8; 16]>,
 }
 
 impl<'s> Lexer<'s> {
@@ -540,7 +541,12 @@ fn logos_one(src: &str, pos: usize) -> Option<(Result<Inner, ()>, usize, usize)>
 }
 
 /// Closes the innermost bracket with `c`, which must be its closer.
-fn close_bracket(closers: &mut Vec<u8>, c: u8, src: &str, at: usize) -> Result<(), Error> {
+fn close_bracket(
+    closers: &mut smallvec::SmallVec<[u8; 16]>,
+    c: u8,
+    src: &str,
+    at: usize,
+) -> Result<(), Error> {
     let c = char::from(c);
     match closers.pop().map(char::from) {
         Some(want) if want == c => Ok(()),
