@@ -92,9 +92,11 @@ pub fn chatcodec_options() -> Options {
     }
 }
 
-/// Compiles with chatcodec (the clock fixed at [`NOW`]).
+/// Compiles with chatcodec (the clock fixed at [`NOW`]). The options are made once, as
+/// minijinja's environment is: setting up the clock is not part of compiling.
 pub fn chatcodec_compile(src: &str) -> Result<Template, chatcodec::Error> {
-    Template::with_options(src, chatcodec_options())
+    static OPTIONS: std::sync::OnceLock<Options> = std::sync::OnceLock::new();
+    Template::with_options(src, *OPTIONS.get_or_init(chatcodec_options))
 }
 
 /// chatcodec's request-to-prompt: the request is read in place; `out` is reused.

@@ -52,7 +52,8 @@ pub struct AddedToken {
 pub fn template_literals(template: &str) -> Result<Vec<String>, Error> {
     use crate::syntax::lexer::{normalize, tokenize, Tok};
     let source = normalize(template);
-    let tokens = tokenize(&source)?;
+    let arena = bumpalo::Bump::new();
+    let tokens = tokenize(&source, &arena)?;
     let mut out = Vec::new();
     let mut pending: Option<String> = None;
     for t in &tokens {

@@ -1,10 +1,10 @@
 //! Code generation: walks the AST once, resolving names to slots, filters and tests to
 //! function pointers, and recording a span for every instruction that can fail.
 
-use crate::compile::scope::NameMap;
+use smallvec::SmallVec;
 
 use crate::compile::instr::{Const, Instr, LoopField, MacroInfo, NONE16};
-use crate::compile::scope::{stored_names, target_names, Scope};
+use crate::compile::scope::{stored_names, target_names, AVec, NameMap, Scope};
 use crate::compile::{Program, StrPool};
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
@@ -19,10 +19,11 @@ const REC_DEPTH: &str = "loop(depth)";
 const REC_MARK: &str = "loop(recursive)";
 
 /// Generates the program for `ast`; `source` is the normalized source (for errors).
-pub(super) fn generate(
-    ast: &[Stmt<'_>],
+pub(super) fn generate<'a>(
+    ast: &[Stmt<'a>],
     source: &str,
     max_nesting: usize,
+    arena: &'a bumpalo::Bump,
 ) -> Result<Program, Error> {
     let mut g = Gen {
         p: Program {
@@ -39,6 +40,7 @@ pub(super) fn generate(
             spans: Vec::with_capacity(source.len() / 12 + 8),
         },
         source,
+        arena,
         // Sized from the source so that the tables rarely grow while compiling.
         strs: NameMap::with_capacity_and_hasher(
             (source.len() / 48).clamp(16, 4096),
@@ -47,8 +49,8 @@ pub(super) fn generate(
         globals: NameMap::with_capacity_and_hasher(16, <_>::default()),
         filters: Vec::new(),
         tests: Vec::new(),
-        scopes: Vec::new(),
-        funcs: vec![Func {
+        scopes: SmallVec::new(),
+        funcs: smallvec::smallvec![Func {
             id: 0,
             next_slot: 0,
             definer: None,
@@ -56,14 +58,14 @@ pub(super) fn generate(
             uses_caller: false,
             uses_kwargs: false,
         }],
-        loops: Vec::new(),
+        loops: SmallVec::new(),
         soft: 0,
         autoescape: false,
         volatile_escapes: 0,
         depth: 0,
         max_depth: max_nesting,
     };
-    let mut names = Vec::new();
+    let mut names = AVec::new_in(arena);
     stored_names(ast, &mut names);
     g.push_scope(&names)?;
     // Names the template body assigns start from the render's variables.
@@ -106,14 +108,17 @@ enum Resolved {
 struct Gen<'s, 'a> {
     p: Program,
     source: &'s str,
+    /// The compile-time arena (the AST's), for scratch lists.
+    arena: &'a bumpalo::Bump,
     strs: NameMap<&'a str, u32>,
     globals: NameMap<&'a str, u16>,
     /// Filters and tests used, by name: at most one per builtin, so a short list.
     filters: Vec<(&'a str, u16)>,
     tests: Vec<(&'a str, u16)>,
-    scopes: Vec<Scope<'a>>,
-    funcs: Vec<Func>,
-    loops: Vec<LoopCtx>,
+    /// Open scopes, functions and loops, innermost last (a few deep: kept inline).
+    scopes: SmallVec<[Scope<'a>; 8]>,
+    funcs: SmallVec<[Func; 4]>,
+    loops: SmallVec<[LoopCtx; 4]>,
     /// Inside an `if`: unknown filters and tests fail only when reached.
     soft: u32,
     /// Under `{% autoescape true %}` (lexically).
@@ -164,12 +169,9 @@ impl<'s, 'a> Gen<'s, 'a> {
         if s.len() > 32 {
             return self.p.strs.push(s);
         }
-        if let Some(i) = self.strs.get(s) {
-            return *i;
-        }
-        let i = self.p.strs.push(s);
-        self.strs.insert(s, i);
-        i
+        // One probe of the table: found, or inserted where the search ended.
+        let pool = &mut self.p.strs;
+        *self.strs.entry(s).or_insert_with(|| pool.push(s))
     }
 
     fn owned_str(&mut self, s: String) -> u32 {
@@ -177,13 +179,11 @@ impl<'s, 'a> Gen<'s, 'a> {
     }
 
     fn global(&mut self, name: &'a str) -> u16 {
-        if let Some(i) = self.globals.get(name) {
-            return *i;
-        }
-        let i = self.p.globals.len() as u16;
-        self.p.globals.push(name.into());
-        self.globals.insert(name, i);
-        i
+        let globals = &mut self.p.globals;
+        *self.globals.entry(name).or_insert_with(|| {
+            globals.push(name.into());
+            globals.len() as u16 - 1
+        })
     }
 
     fn error(&self, span: Span, e: Error) -> Error {
@@ -216,7 +216,7 @@ impl<'s, 'a> Gen<'s, 'a> {
 
     fn push_scope(&mut self, names: &[&'a str]) -> GResult {
         let func = self.cur_func().id;
-        let mut slots = Vec::with_capacity(names.len());
+        let mut slots = AVec::with_capacity_in(names.len(), self.arena);
         for n in names {
             let f = self
                 .funcs
@@ -241,7 +241,7 @@ impl<'s, 'a> Gen<'s, 'a> {
             f.next_slot = next;
             slots.push((*n, slot));
         }
-        self.scopes.push(Scope::new(func, slots));
+        self.scopes.push(Scope::new(func, slots.into_bump_slice()));
         Ok(())
     }
 
@@ -351,7 +351,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 otherwise,
             } => {
                 self.soft += 1;
-                let mut ends = Vec::new();
+                let mut ends = AVec::new_in(self.arena);
                 for (cond, body) in branches {
                     self.expr(cond)?;
                     let skip = self.emit(Instr::JumpIfFalse(0));
@@ -480,7 +480,7 @@ impl<'s, 'a> Gen<'s, 'a> {
             }
             Stmt::Autoescape { on, body } => self.autoescape_block(&on, body)?,
             Stmt::With { assigns, body } => {
-                let mut names = Vec::new();
+                let mut names = AVec::new_in(self.arena);
                 for (t, _) in assigns {
                     target_names(t, &mut names);
                 }
@@ -558,7 +558,7 @@ impl<'s, 'a> Gen<'s, 'a> {
 
     /// A block that is a scope of its own (the body of a set block or a filter block).
     fn scoped_block(&mut self, body: &[Stmt<'a>]) -> GResult {
-        let mut names = Vec::new();
+        let mut names = AVec::new_in(self.arena);
         stored_names(body, &mut names);
         self.push_scope(&names)?;
         self.init_from_outer(&names);
@@ -617,7 +617,7 @@ impl<'s, 'a> Gen<'s, 'a> {
         // The loop inside a recursive loop's function iterates that function's parameter,
         // a name no template can spell.
         let recursive = matches!(iter.kind, ExprKind::Name(REC_ITEMS));
-        let mut names = Vec::new();
+        let mut names = AVec::new_in(self.arena);
         target_names(target, &mut names);
         let loop_var_count = names.len();
         names.push("loop");
@@ -625,7 +625,7 @@ impl<'s, 'a> Gen<'s, 'a> {
             names.push(REC_MARK);
         }
         stored_names(body, &mut names);
-        let inner: Vec<&'a str> = names[loop_var_count + 1 + usize::from(recursive)..].to_vec();
+        let inner = &names[loop_var_count + 1 + usize::from(recursive)..];
 
         self.expr(iter)?;
         self.push_scope(&names)?;
@@ -666,7 +666,7 @@ impl<'s, 'a> Gen<'s, 'a> {
         let top = self.pc();
         let exit = self.emit(Instr::Iter(0));
         self.store(target)?;
-        self.init_from_outer(&inner);
+        self.init_from_outer(inner);
         self.loops.push(LoopCtx {
             top,
             breaks: Vec::new(),
@@ -826,7 +826,8 @@ impl<'s, 'a> Gen<'s, 'a> {
             uses_caller: false,
             uses_kwargs: false,
         });
-        let mut names: Vec<&'a str> = m.params.iter().map(|(n, _)| *n).collect();
+        let mut names = AVec::with_capacity_in(m.params.len() + 3, self.arena);
+        names.extend(m.params.iter().map(|(n, _)| *n));
         let param_count = names.len();
         let uses_caller = !names.contains(&"caller");
         if uses_caller {
@@ -837,7 +838,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 names.push(special);
             }
         }
-        let mut stored = Vec::new();
+        let mut stored = AVec::new_in(self.arena);
         stored_names(m.body, &mut stored);
         stored.retain(|n| !names.contains(n));
         names.extend(stored.iter().copied());

@@ -10,6 +10,7 @@ mod scope;
 
 pub(crate) use content::reads_content_parts;
 pub(crate) use instr::{Const, Instr, LoopField, MacroInfo, NONE16};
+pub(crate) use scope::same_name;
 
 use crate::builtins::{FilterFn, TestFn};
 use crate::error::Error;
@@ -109,7 +110,7 @@ pub(crate) fn compile(source: &str, limits: &Limits) -> Result<Program, Error> {
     // The AST lives only while compiling: a per-thread arena, reset after each compile.
     let mut program = with_ast_arena(|arena| {
         let ast = crate::syntax::parser::parse(&source, arena, limits.max_nesting)?;
-        codegen::generate(ast, &source, limits.max_nesting)
+        codegen::generate(ast, &source, limits.max_nesting, arena)
     })?;
     program.source = source;
     Ok(program)

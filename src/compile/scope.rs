@@ -8,6 +8,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::syntax::ast::{Stmt, Target};
 
+/// A vector in the compile-time arena: scratch lists of names cost no heap allocation.
+pub(super) type AVec<'a, T> = bumpalo::collections::Vec<'a, T>;
+
 /// A small multiplicative hasher for the compiler's name tables: names are short, and a map
 /// lives for one compile, so SipHash's protection against chosen keys buys nothing here.
 #[derive(Default)]
@@ -57,7 +60,7 @@ pub(super) struct Scope<'a> {
     /// The function (0 = template body, `k + 1` = macro `k`) whose frame holds the slots.
     pub(super) func: u32,
     /// Names and slots.
-    names: Vec<(&'a str, u16)>,
+    names: &'a [(&'a str, u16)],
     /// The slot of each name, for scopes too big to search (so that compiling a template
     /// with many variables or macros stays linear).
     index: Option<NameMap<&'a str, u16>>,
@@ -68,7 +71,7 @@ const SEARCHED: usize = 8;
 
 impl<'a> Scope<'a> {
     /// A scope of `func` binding `names` (later names win).
-    pub(super) fn new(func: u32, names: Vec<(&'a str, u16)>) -> Scope<'a> {
+    pub(super) fn new(func: u32, names: &'a [(&'a str, u16)]) -> Scope<'a> {
         let index = (names.len() > SEARCHED).then(|| names.iter().copied().collect());
         Scope { func, names, index }
     }
@@ -81,13 +84,20 @@ impl<'a> Scope<'a> {
         self.names
             .iter()
             .rev()
-            .find(|(n, _)| *n == name)
+            .find(|(n, _)| same_name(n, name))
             .map(|(_, s)| *s)
     }
 }
 
+/// `a == b`, with the length and the first byte compared inline first: most names a scope
+/// is searched for differ from its names there, which saves a `memcmp` call per name.
+#[inline]
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+}
+
 /// Adds the names `target` binds to `out`.
-pub(super) fn target_names<'a>(target: &Target<'a>, out: &mut Vec<&'a str>) {
+pub(super) fn target_names<'a>(target: &Target<'a>, out: &mut AVec<'a, &'a str>) {
     match target {
         Target::Name(n) => push_unique(out, n),
         Target::Tuple(items, _) => items.iter().for_each(|t| target_names(t, out)),
@@ -97,8 +107,8 @@ pub(super) fn target_names<'a>(target: &Target<'a>, out: &mut Vec<&'a str>) {
 
 /// Adds the names assigned directly in `body` (not in nested loops, macros or call blocks,
 /// which are scopes of their own) to `out`, each once (names already in `out` included).
-pub(super) fn stored_names<'a>(body: &[Stmt<'a>], out: &mut Vec<&'a str>) {
-    let mut found = Vec::new();
+pub(super) fn stored_names<'a>(body: &[Stmt<'a>], out: &mut AVec<'a, &'a str>) {
+    let mut found = AVec::new_in(out.bump());
     collect_stored(body, &mut found);
     if out.len() + found.len() <= 16 {
         for name in found {
@@ -115,7 +125,7 @@ pub(super) fn stored_names<'a>(body: &[Stmt<'a>], out: &mut Vec<&'a str>) {
 }
 
 /// Every name assigned directly in `body`, repeats included, iteratively over nested ifs.
-fn collect_stored<'a>(body: &[Stmt<'a>], out: &mut Vec<&'a str>) {
+fn collect_stored<'a>(body: &[Stmt<'a>], out: &mut AVec<'a, &'a str>) {
     for stmt in body {
         match stmt {
             Stmt::Set { target, .. } | Stmt::SetBlock { target, .. } => {
@@ -145,7 +155,7 @@ fn collect_stored<'a>(body: &[Stmt<'a>], out: &mut Vec<&'a str>) {
 }
 
 /// The names `target` binds, repeats included.
-fn all_target_names<'a>(target: &Target<'a>, out: &mut Vec<&'a str>) {
+fn all_target_names<'a>(target: &Target<'a>, out: &mut AVec<'a, &'a str>) {
     match target {
         Target::Name(n) => out.push(n),
         Target::Tuple(items, _) => items.iter().for_each(|t| all_target_names(t, out)),
@@ -153,7 +163,7 @@ fn all_target_names<'a>(target: &Target<'a>, out: &mut Vec<&'a str>) {
     }
 }
 
-fn push_unique<'a>(out: &mut Vec<&'a str>, name: &'a str) {
+fn push_unique<'a>(out: &mut AVec<'a, &'a str>, name: &'a str) {
     if !out.contains(&name) {
         out.push(name);
     }

@@ -3,7 +3,8 @@
 //!
 //! Text between tags is found with memchr; the inside of a tag is tokenized by a logos lexer.
 //! Data tokens are sub-slices of the source (whitespace control only trims their ends), so
-//! they carry a span and nothing else.
+//! they carry a span and nothing else. A string literal with escapes is decoded into the
+//! compile arena, so tokens are `Copy` and the token vector needs no drop pass.
 
 use logos::Logos;
 
@@ -11,7 +12,7 @@ use crate::error::{err, Error};
 use crate::syntax::{IntLit, Span};
 
 /// A token of the template.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Tok<'s> {
     /// Literal text to output.
     Data,
@@ -25,8 +26,8 @@ pub(crate) enum Tok<'s> {
     BlockEnd,
     /// A name or keyword.
     Name(&'s str),
-    /// A string literal, unescaped.
-    Str(std::borrow::Cow<'s, str>),
+    /// A string literal, unescaped (a slice of the source when it has no escapes).
+    Str(&'s str),
     /// An integer literal.
     Int(IntLit),
     /// An integer literal beyond 128 bits, as written (prefix and underscores included).
@@ -40,7 +41,7 @@ pub(crate) enum Tok<'s> {
 }
 
 /// A token with its span in the (newline-normalized) source.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Token<'s> {
     /// What it is.
     pub(crate) tok: Tok<'s>,
@@ -96,7 +97,7 @@ pub(crate) fn py_isspace(c: char) -> bool {
 /// Normalizes `\r\n` and `\r` to `\n` and drops one trailing newline, as jinja2 does with
 /// `keep_trailing_newline=False`.
 pub(crate) fn normalize(source: &str) -> String {
-    let mut s = if source.contains('\r') {
+    let mut s = if memchr::memchr(b'\r', source.as_bytes()).is_some() {
         source.replace("\r\n", "\n").replace('\r', "\n")
     } else {
         source.to_string()
@@ -107,18 +108,28 @@ pub(crate) fn normalize(source: &str) -> String {
     s
 }
 
-/// Tokenizes normalized `src`.
-pub(crate) fn tokenize(src: &str) -> Result<Vec<Token<'_>>, Error> {
+/// Tokenizes normalized `src`; decoded string literals go to `arena`.
+pub(crate) fn tokenize<'s>(
+    src: &'s str,
+    arena: &'s bumpalo::Bump,
+) -> Result<Vec<Token<'s>>, Error> {
     Lexer {
         src,
-        out: Vec::with_capacity(src.len() / 8 + 8),
+        arena,
+        // About one token per 5 bytes in chat templates: room for most without regrowing.
+        out: Vec::with_capacity(src.len() / 4 + 16),
+        closers: smallvec::SmallVec::new(),
     }
     .run()
 }
 
 struct Lexer<'s> {
     src: &'s str,
+    arena: &'s bumpalo::Bump,
     out: Vec<Token<'s>>,
+    /// The closers of the brackets open in the current tag, innermost last (inline: brackets
+    /// rarely nest deeper than a few levels).
+    closers: smallvec::SmallVec<[u8; 16]>,
 }
 
 impl<'s> Lexer<'s> {
@@ -245,69 +256,90 @@ impl<'s> Lexer<'s> {
         });
         let mut pos = body;
         // The closers of the open brackets: while any is open, `}}` is two closing braces
-        // (as in jinja2), and a closer must match the innermost opener.
-        let mut closers: Vec<char> = Vec::new();
+        // (as in jinja2), and a closer must match the innermost opener. The stack is the
+        // lexer's, reused from tag to tag.
+        let closers = &mut self.closers;
+        closers.clear();
         while let Some((t, s, e)) = next_inner(src, pos) {
             pos = e;
-            if matches!(t, Ok(Inner::VarEnd | Inner::VarEndTrim))
-                && (!closers.is_empty() || kind != TagKind::Var)
-            {
-                // Take one character as an operator and lex again after it.
-                let first = if src.as_bytes()[s] == b'-' {
-                    Op::Sub
-                } else {
-                    Op::RBrace
-                };
-                if first == Op::RBrace {
-                    close_bracket(&mut closers, '}', src, s)?;
-                }
-                self.out.push(Token {
-                    tok: Tok::Op(first),
-                    span: Span::new(s, s + 1),
-                });
-                pos = s + 1;
-                continue;
-            }
-            let text = &src[s..e];
-            let span = Span::new(s, e);
-            let Ok(t) = t else {
-                let what = text.chars().next().unwrap_or(' ');
-                let msg = if what == '\'' || what == '"' {
-                    "unterminated string".to_string()
-                } else {
-                    format!("unexpected character {what:?}")
-                };
-                return Err(Error::new(crate::ErrorKind::Syntax, msg).with_offset(src, s));
-            };
-            let end = |m: Option<u8>, want: TagKind, tok: Tok<'s>, out: &mut Vec<Token<'s>>| {
-                if want != kind {
-                    return None;
-                }
-                out.push(Token { tok, span });
-                Some((e, m))
-            };
-            let finished = match t {
-                Inner::VarEnd => end(None, TagKind::Var, Tok::VarEnd, &mut self.out),
-                Inner::VarEndTrim => end(Some(b'-'), TagKind::Var, Tok::VarEnd, &mut self.out),
-                Inner::BlockEnd => end(None, TagKind::Block, Tok::BlockEnd, &mut self.out),
-                Inner::BlockEndTrim => {
-                    end(Some(b'-'), TagKind::Block, Tok::BlockEnd, &mut self.out)
-                }
-                Inner::BlockEndKeep => {
-                    end(Some(b'+'), TagKind::Block, Tok::BlockEnd, &mut self.out)
-                }
-                _ => None,
-            };
-            if let Some(done) = finished {
-                return Ok(done);
-            }
+            // The span is built where the token is pushed (from registers: a span kept in
+            // memory and read back whole stalls the store buffer).
             let tok = match t {
-                Inner::Name => Tok::Name(text),
-                Inner::Int => match without_underscores(text).parse() {
-                    Ok(i) => Tok::Int(IntLit::new(i)),
-                    Err(_) => Tok::BigInt(text),
-                },
-                Inner::RadixInt => {
+                Ok(Inner::Name) => Tok::Name(&src[s..e]),
+                Ok(Inner::Op) => {
+                    let Some(op) = Op::from_text(&src[s..e]) else {
+                        return Err(err!(Syntax, "unexpected {:?}", &src[s..e]).with_offset(src, s));
+                    };
+                    match op {
+                        Op::LParen => closers.push(b')'),
+                        Op::LBracket => closers.push(b']'),
+                        Op::LBrace => closers.push(b'}'),
+                        Op::RParen => close_bracket(closers, b')', src, s)?,
+                        Op::RBracket => close_bracket(closers, b']', src, s)?,
+                        Op::RBrace => close_bracket(closers, b'}', src, s)?,
+                        _ => {}
+                    }
+                    Tok::Op(op)
+                }
+                Ok(Inner::VarEnd | Inner::VarEndTrim)
+                    if !closers.is_empty() || kind != TagKind::Var =>
+                {
+                    // Take one character as an operator and lex again after it.
+                    let first = if src.as_bytes()[s] == b'-' {
+                        Op::Sub
+                    } else {
+                        close_bracket(closers, b'}', src, s)?;
+                        Op::RBrace
+                    };
+                    self.out.push(Token {
+                        tok: Tok::Op(first),
+                        span: Span::new(s, s + 1),
+                    });
+                    pos = s + 1;
+                    continue;
+                }
+                Ok(t @ (Inner::VarEnd | Inner::VarEndTrim)) => {
+                    self.out.push(Token {
+                        tok: Tok::VarEnd,
+                        span: Span::new(s, e),
+                    });
+                    let m = (t == Inner::VarEndTrim).then_some(b'-');
+                    return Ok((e, m));
+                }
+                Ok(t @ (Inner::BlockEnd | Inner::BlockEndTrim | Inner::BlockEndKeep)) => {
+                    if kind != TagKind::Block {
+                        // An end marker of the other tag kind: jinja2 reads it as operators.
+                        return Err(err!(Syntax, "unexpected '%}}'").with_offset(src, s));
+                    }
+                    self.out.push(Token {
+                        tok: Tok::BlockEnd,
+                        span: Span::new(s, e),
+                    });
+                    let m = match t {
+                        Inner::BlockEndTrim => Some(b'-'),
+                        Inner::BlockEndKeep => Some(b'+'),
+                        _ => None,
+                    };
+                    return Ok((e, m));
+                }
+                Ok(Inner::Str) => {
+                    let text = &src[s..e];
+                    let body = unescape(&text[1..text.len() - 1])
+                        .map_err(|m| Error::new(crate::ErrorKind::Syntax, m).with_offset(src, s))?;
+                    Tok::Str(match body {
+                        std::borrow::Cow::Borrowed(b) => b,
+                        std::borrow::Cow::Owned(o) => self.arena.alloc_str(&o),
+                    })
+                }
+                Ok(Inner::Int) => {
+                    let text = &src[s..e];
+                    match without_underscores(text).parse() {
+                        Ok(i) => Tok::Int(IntLit::new(i)),
+                        Err(_) => Tok::BigInt(text),
+                    }
+                }
+                Ok(Inner::RadixInt) => {
+                    let text = &src[s..e];
                     let digits = without_underscores(&text[2..]);
                     let radix = match text.as_bytes()[1] {
                         b'x' | b'X' => 16,
@@ -321,7 +353,8 @@ impl<'s> Lexer<'s> {
                 }
                 // jinja2 reads no float right after a dot (`x.1.0` is two subscripts): take
                 // the integer part and lex again after it.
-                Inner::Float if s > 0 && src.as_bytes()[s - 1] == b'.' => {
+                Ok(Inner::Float) if s > 0 && src.as_bytes()[s - 1] == b'.' => {
+                    let text = &src[s..e];
                     let digits = text
                         .find(|c: char| !(c.is_ascii_digit() || c == '_'))
                         .unwrap_or(text.len());
@@ -335,39 +368,25 @@ impl<'s> Lexer<'s> {
                     pos = s + digits;
                     continue;
                 }
-                Inner::Float => {
-                    Tok::Float(without_underscores(text).parse().unwrap_or(f64::INFINITY))
-                }
-                Inner::Str => Tok::Str(
-                    unescape(&text[1..text.len() - 1])
-                        .map_err(|m| Error::new(crate::ErrorKind::Syntax, m).with_offset(src, s))?,
+                Ok(Inner::Float) => Tok::Float(
+                    without_underscores(&src[s..e])
+                        .parse()
+                        .unwrap_or(f64::INFINITY),
                 ),
-                Inner::Op => {
-                    match text {
-                        "(" => closers.push(')'),
-                        "[" => closers.push(']'),
-                        "{" => closers.push('}'),
-                        ")" | "]" | "}" => {
-                            close_bracket(&mut closers, text.chars().next().unwrap_or(')'), src, s)?
-                        }
-                        _ => {}
-                    }
-                    match Op::from_text(text) {
-                        Some(op) => Tok::Op(op),
-                        None => {
-                            return Err(err!(Syntax, "unexpected {text:?}").with_offset(src, s));
-                        }
-                    }
-                }
-                // An end marker of the other tag kind: jinja2 reads it as operators.
-                Inner::VarEnd | Inner::VarEndTrim => {
-                    return Err(err!(Syntax, "unexpected '}}}}'").with_offset(src, s));
-                }
-                Inner::BlockEnd | Inner::BlockEndTrim | Inner::BlockEndKeep => {
-                    return Err(err!(Syntax, "unexpected '%}}'").with_offset(src, s));
+                Err(()) => {
+                    let what = src[s..e].chars().next().unwrap_or(' ');
+                    let msg = if what == '\'' || what == '"' {
+                        "unterminated string".to_string()
+                    } else {
+                        format!("unexpected character {what:?}")
+                    };
+                    return Err(Error::new(crate::ErrorKind::Syntax, msg).with_offset(src, s));
                 }
             };
-            self.out.push(Token { tok, span });
+            self.out.push(Token {
+                tok,
+                span: Span::new(s, e),
+            });
         }
         let what = if kind == TagKind::Var { "'}}'" } else { "'%}'" };
         Err(err!(Syntax, "unexpected end of template, expected {what}").with_offset(src, tag_at))
@@ -453,13 +472,11 @@ fn next_inner(src: &str, mut pos: usize) -> Option<(Result<Inner, ()>, usize, us
     match b {
         b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
             let mut e = pos + 1;
-            while let Some(c) = bytes.get(e) {
-                if c.is_ascii_alphanumeric() || *c == b'_' {
-                    e += 1;
-                } else if c.is_ascii() {
-                    return Some((Ok(Inner::Name), pos, e));
-                } else {
-                    return logos_one(src, pos);
+            while let Some(&c) = bytes.get(e) {
+                match NAME_BYTE[usize::from(c)] {
+                    NAME_CONTINUE => e += 1,
+                    NAME_END => return Some((Ok(Inner::Name), pos, e)),
+                    _ => return logos_one(src, pos),
                 }
             }
             Some((Ok(Inner::Name), pos, e))
@@ -491,6 +508,30 @@ fn next_inner(src: &str, mut pos: usize) -> Option<(Result<Inner, ()>, usize, us
     }
 }
 
+/// Classes of [`NAME_BYTE`]: an ASCII letter, digit or `_` continues a name; another ASCII
+/// byte ends it; a non-ASCII byte sends the name to the logos lexer (Unicode identifiers).
+const NAME_END: u8 = 0;
+const NAME_CONTINUE: u8 = 1;
+const NAME_UNICODE: u8 = 2;
+
+/// The class of each byte after the first of a name (one load per byte instead of range tests).
+static NAME_BYTE: [u8; 256] = {
+    let mut t = [NAME_END; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = if b.is_ascii_alphanumeric() || b == b'_' {
+            NAME_CONTINUE
+        } else if b >= 0x80 {
+            NAME_UNICODE
+        } else {
+            NAME_END
+        };
+        i += 1;
+    }
+    t
+};
+
 /// One token of the logos lexer at `pos`.
 fn logos_one(src: &str, pos: usize) -> Option<(Result<Inner, ()>, usize, usize)> {
     let mut lex = Inner::lexer(&src[pos..]);
@@ -500,8 +541,14 @@ fn logos_one(src: &str, pos: usize) -> Option<(Result<Inner, ()>, usize, usize)>
 }
 
 /// Closes the innermost bracket with `c`, which must be its closer.
-fn close_bracket(closers: &mut Vec<char>, c: char, src: &str, at: usize) -> Result<(), Error> {
-    match closers.pop() {
+fn close_bracket(
+    closers: &mut smallvec::SmallVec<[u8; 16]>,
+    c: u8,
+    src: &str,
+    at: usize,
+) -> Result<(), Error> {
+    let c = char::from(c);
+    match closers.pop().map(char::from) {
         Some(want) if want == c => Ok(()),
         Some(want) => Err(err!(Syntax, "unexpected '{c}', expected '{want}'").with_offset(src, at)),
         None => Err(err!(Syntax, "unexpected '{c}'").with_offset(src, at)),
@@ -693,7 +740,7 @@ impl Op {
 /// `backslashreplace`): known escapes are decoded, unknown ones kept with their backslash;
 /// a truncated `\x`/`\u`/`\U` escape or an unknown `\N{NAME}` is the codec's error.
 pub(crate) fn unescape(body: &str) -> Result<std::borrow::Cow<'_, str>, &'static str> {
-    if !body.contains('\\') {
+    if memchr::memchr(b'\\', body.as_bytes()).is_none() {
         return Ok(std::borrow::Cow::Borrowed(body));
     }
     let mut out = String::with_capacity(body.len());
@@ -824,7 +871,8 @@ mod tests {
 
     fn data_of(src: &str) -> Vec<String> {
         let src = normalize(src);
-        tokenize(&src)
+        let arena = bumpalo::Bump::new();
+        tokenize(&src, &arena)
             .unwrap()
             .iter()
             .filter(|t| t.tok == Tok::Data)
@@ -880,8 +928,9 @@ mod tests {
 
     #[test]
     fn errors_point_at_the_tag() {
-        let e = tokenize("ab\n {{ x").unwrap_err();
+        let arena = bumpalo::Bump::new();
+        let e = tokenize("ab\n {{ x", &arena).unwrap_err();
         assert_eq!(e.location(), Some((2, 2)));
-        assert!(tokenize("{{ 'abc }}").is_err());
+        assert!(tokenize("{{ 'abc }}", &arena).is_err());
     }
 }

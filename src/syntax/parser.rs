@@ -20,7 +20,7 @@ pub(crate) fn parse<'a>(
     arena: &'a Bump,
     max_nesting: usize,
 ) -> Result<&'a [Stmt<'a>], Error> {
-    let toks = crate::syntax::lexer::tokenize(src)?;
+    let toks = crate::syntax::lexer::tokenize(src, arena)?;
     let mut p = Parser {
         src,
         toks,
@@ -123,12 +123,9 @@ impl<'a> Parser<'a> {
             .map_or_else(|| self.span(), |t| t.span)
     }
 
-    /// Takes the next token (each is read once, so it is moved out, not cloned).
+    /// Takes the next token.
     fn next(&mut self) -> Option<Token<'a>> {
-        let t = self.toks.get_mut(self.pos).map(|t| Token {
-            tok: std::mem::replace(&mut t.tok, Tok::Data),
-            span: t.span,
-        });
+        let t = self.toks.get(self.pos).copied();
         self.pos += 1;
         t
     }
@@ -231,6 +228,12 @@ impl<'a> Parser<'a> {
         Expr { kind, span }
     }
 
+    /// A node in the arena. Expression parsers return nodes by reference: a reference moves
+    /// in a register, where an `Expr` returned by value is copied at every level.
+    fn node(&self, kind: ExprKind<'a>, span: Span) -> &'a Expr<'a> {
+        self.arena.alloc(Expr { kind, span })
+    }
+
     // ---- statements ----
 
     /// Parses statements until one of the `ends` block tags (whose name is consumed and
@@ -251,7 +254,7 @@ impl<'a> Parser<'a> {
             match tok.tok {
                 Tok::Data | Tok::Raw => out.push(Stmt::Data(tok.span)),
                 Tok::VarStart => {
-                    let e = self.tuple(true)?;
+                    let e = *self.tuple(true)?;
                     if !matches!(self.peek(), Some(Tok::VarEnd)) {
                         return self.fail("end of print statement '}}'");
                     }
@@ -261,7 +264,7 @@ impl<'a> Parser<'a> {
                 Tok::BlockStart => {
                     let name_span = self.span();
                     let name = self.expect_name()?;
-                    if ends.contains(&name) {
+                    if ends.iter().any(|e| crate::compile::same_name(e, name)) {
                         self.leave();
                         return Ok((self.slice(out), name));
                     }
@@ -309,7 +312,7 @@ impl<'a> Parser<'a> {
             "with" => self.with_stmt(),
             "block" => self.block_stmt(span),
             "autoescape" => {
-                let on = self.expression(true)?;
+                let on = *self.expression(true)?;
                 self.expect_block_end()?;
                 let (body, _) = self.body(&["endautoescape"])?;
                 self.expect_block_end()?;
@@ -331,7 +334,7 @@ impl<'a> Parser<'a> {
     /// `{% from t import a [as b], ... [with|without context] %}`, in jinja2's grammar. They
     /// load templates, and the environment has no loader: reached, they fail as jinja2's do.
     fn loader_stmt(&mut self, name: &str, span: Span) -> PResult<Stmt<'a>> {
-        let template = self.expression(true)?;
+        let template = *self.expression(true)?;
         match name {
             "include" => {
                 if self.is_name("ignore") && matches!(self.peek_at(1), Some(Tok::Name("missing"))) {
@@ -413,9 +416,9 @@ impl<'a> Parser<'a> {
         if !self.eat_name("in") {
             return self.fail("'in'");
         }
-        let iter = self.tuple(false)?;
+        let iter = *self.tuple(false)?;
         let filter = if self.eat_name("if") {
-            Some(self.expression(true)?)
+            Some(*self.expression(true)?)
         } else {
             None
         };
@@ -444,7 +447,7 @@ impl<'a> Parser<'a> {
         let mut branches = self.vec();
         let mut otherwise = None;
         loop {
-            let cond = self.tuple(true)?;
+            let cond = *self.tuple(true)?;
             self.expect_block_end()?;
             let (body, end) = self.body(&["elif", "else", "endif"])?;
             branches.push((cond, body));
@@ -468,13 +471,13 @@ impl<'a> Parser<'a> {
     fn set_stmt(&mut self) -> PResult<Stmt<'a>> {
         let target = self.target(true)?;
         if self.eat_op(Op::Assign) {
-            let value = self.tuple(true)?;
+            let value = *self.tuple(true)?;
             self.expect_block_end()?;
             return Ok(Stmt::Set { target, value });
         }
         let filter = if self.is_op(Op::Pipe) {
-            let hole = self.expr(ExprKind::Hole, self.span());
-            Some(self.filters(hole)?)
+            let hole = self.node(ExprKind::Hole, self.span());
+            Some(*self.filters(hole)?)
         } else {
             None
         };
@@ -501,7 +504,7 @@ impl<'a> Parser<'a> {
             let at = self.span();
             let name = self.expect_name()?;
             let default = if self.eat_op(Op::Assign) {
-                Some(self.expression(true)?)
+                Some(*self.expression(true)?)
             } else {
                 None
             };
@@ -629,7 +632,7 @@ impl<'a> Parser<'a> {
         } else {
             &[]
         };
-        let call = self.expression(true)?;
+        let call = *self.expression(true)?;
         if !matches!(call.kind, ExprKind::Call(..)) {
             return Err(err!(Syntax, "expected a call after 'call'")
                 .with_offset(self.src, call.span.start as usize));
@@ -649,8 +652,8 @@ impl<'a> Parser<'a> {
     }
 
     fn filter_stmt(&mut self) -> PResult<Stmt<'a>> {
-        let hole = self.expr(ExprKind::Hole, self.span());
-        let filter = self.filter_chain(hole, true)?;
+        let hole = self.node(ExprKind::Hole, self.span());
+        let filter = *self.filter_chain(hole, true)?;
         self.expect_block_end()?;
         let (body, _) = self.body(&["endfilter"])?;
         self.expect_block_end()?;
@@ -665,7 +668,7 @@ impl<'a> Parser<'a> {
             }
             let target = self.target(false)?;
             self.expect_op(Op::Assign)?;
-            assigns.push((target, self.expression(true)?));
+            assigns.push((target, *self.expression(true)?));
         }
         self.expect_block_end()?;
         let (body, _) = self.body(&["endwith"])?;
@@ -715,20 +718,20 @@ impl<'a> Parser<'a> {
     // ---- expressions ----
 
     /// Comma-separated expressions: a tuple if there is a comma, else the one expression.
-    fn tuple(&mut self, condexpr: bool) -> PResult<Expr<'a>> {
+    fn tuple(&mut self, condexpr: bool) -> PResult<&'a Expr<'a>> {
         let start = self.span();
         let first = self.expression(condexpr)?;
         if !self.is_op(Op::Comma) {
             return Ok(first);
         }
-        let mut items = self.vec_of(first);
+        let mut items = self.vec_of(*first);
         while self.eat_op(Op::Comma) {
             if self.at_expr_end() {
                 break;
             }
-            items.push(self.expression(condexpr)?);
+            items.push(*self.expression(condexpr)?);
         }
-        Ok(self.expr(
+        Ok(self.node(
             ExprKind::Tuple(self.slice(items)),
             start.to(self.prev_span()),
         ))
@@ -744,14 +747,14 @@ impl<'a> Parser<'a> {
             || self.is_name("if")
     }
 
-    fn expression(&mut self, condexpr: bool) -> PResult<Expr<'a>> {
+    fn expression(&mut self, condexpr: bool) -> PResult<&'a Expr<'a>> {
         self.enter()?;
         let e = if condexpr { self.condexpr() } else { self.or() };
         self.leave();
         e
     }
 
-    fn condexpr(&mut self) -> PResult<Expr<'a>> {
+    fn condexpr(&mut self) -> PResult<&'a Expr<'a>> {
         let mut then = self.or()?;
         while self.eat_name("if") {
             let cond = self.or()?;
@@ -759,15 +762,15 @@ impl<'a> Parser<'a> {
                 self.enter()?;
                 let e = self.condexpr()?;
                 self.leave();
-                Some(self.alloc(e))
+                Some(e)
             } else {
                 None
             };
             let span = then.span.to(self.prev_span());
-            then = self.expr(
+            then = self.node(
                 ExprKind::Cond {
-                    cond: self.alloc(cond),
-                    then: self.alloc(then),
+                    cond,
+                    then,
                     otherwise,
                 },
                 span,
@@ -776,21 +779,21 @@ impl<'a> Parser<'a> {
         Ok(then)
     }
 
-    fn or(&mut self) -> PResult<Expr<'a>> {
+    fn or(&mut self) -> PResult<&'a Expr<'a>> {
         self.binary(OR)
     }
 
     /// Binary operators by precedence climbing (jinja2's levels, lowest first: `or`, `and`,
     /// `not`, comparisons, `+ -`, `~`, `* / // %`, `**`; all left-associative). An operand at
     /// the `not` level or below may start with `not`, which applies to a whole comparison.
-    fn binary(&mut self, min: u8) -> PResult<Expr<'a>> {
+    fn binary(&mut self, min: u8) -> PResult<&'a Expr<'a>> {
         self.enter()?;
         let mut left = if min <= NOT && self.is_name("not") {
             let span = self.span();
             self.pos += 1;
             let inner = self.binary(NOT)?;
             let span = span.to(inner.span);
-            self.expr(ExprKind::Unary(UnOp::Not, self.alloc(inner)), span)
+            self.node(ExprKind::Unary(UnOp::Not, inner), span)
         } else {
             self.unary(true)?
         };
@@ -827,8 +830,8 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             let right = self.binary(prec + 1)?;
             let span = left.span.to(right.span);
-            let (l, r) = (self.alloc(left), self.alloc(right));
-            left = self.expr(
+            let (l, r) = (left, right);
+            left = self.node(
                 match op {
                     Some(op) => ExprKind::Bin(op, l, r),
                     None if is_or => ExprKind::Or(l, r),
@@ -842,7 +845,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A chain of comparisons after `left`, each operand at the `+ -` level.
-    fn comparisons(&mut self, left: Expr<'a>) -> PResult<Expr<'a>> {
+    fn comparisons(&mut self, left: &'a Expr<'a>) -> PResult<&'a Expr<'a>> {
         let mut ops = self.vec();
         loop {
             let op = match self.peek() {
@@ -860,13 +863,13 @@ impl<'a> Parser<'a> {
                 _ => break,
             };
             self.pos += 1;
-            ops.push((op, self.binary(SUM)?));
+            ops.push((op, *self.binary(SUM)?));
         }
         let span = left.span.to(self.prev_span());
-        Ok(self.expr(ExprKind::Compare(self.alloc(left), self.slice(ops)), span))
+        Ok(self.node(ExprKind::Compare(left, self.slice(ops)), span))
     }
 
-    fn unary(&mut self, with_filter: bool) -> PResult<Expr<'a>> {
+    fn unary(&mut self, with_filter: bool) -> PResult<&'a Expr<'a>> {
         self.enter()?;
         let span = self.span();
         let node = if self.eat_op(Op::Sub) || self.eat_op(Op::Add) {
@@ -880,7 +883,7 @@ impl<'a> Parser<'a> {
             };
             let inner = self.unary(false)?;
             let span = span.to(inner.span);
-            self.expr(ExprKind::Unary(op, self.alloc(inner)), span)
+            self.node(ExprKind::Unary(op, inner), span)
         } else {
             self.primary()?
         };
@@ -894,7 +897,7 @@ impl<'a> Parser<'a> {
         Ok(node)
     }
 
-    fn primary(&mut self) -> PResult<Expr<'a>> {
+    fn primary(&mut self) -> PResult<&'a Expr<'a>> {
         let span = self.span();
         let Some(tok) = self.next() else {
             return Err(
@@ -911,16 +914,11 @@ impl<'a> Parser<'a> {
                 ExprKind::Name(self.arena.alloc_str(&format!("no parent block {name}")))
             }
             Tok::Name(n) => ExprKind::Name(n),
-            Tok::Str(s) if !matches!(self.peek(), Some(Tok::Str(_))) => match s {
-                // A literal without escapes is a slice of the source: no copy.
-                std::borrow::Cow::Borrowed(text) => ExprKind::Lit(Lit::Str(text)),
-                std::borrow::Cow::Owned(text) => {
-                    ExprKind::Lit(Lit::Str(self.arena.alloc_str(&text)))
-                }
-            },
+            // A literal without escapes is a slice of the source: no copy.
+            Tok::Str(s) if !matches!(self.peek(), Some(Tok::Str(_))) => ExprKind::Lit(Lit::Str(s)),
             Tok::Str(s) => {
                 // Adjacent literals are one string, as in Python.
-                let mut text = s.into_owned();
+                let mut text = s.to_string();
                 while let Some(Tok::Str(more)) = self.peek() {
                     text.push_str(more);
                     self.pos += 1;
@@ -938,12 +936,12 @@ impl<'a> Parser<'a> {
                     if self.eat_op(Op::RParen) {
                         return Ok(first);
                     }
-                    let mut items = self.vec_of(first);
+                    let mut items = self.vec_of(*first);
                     while self.eat_op(Op::Comma) {
                         if self.is_op(Op::RParen) {
                             break;
                         }
-                        items.push(self.expression(true)?);
+                        items.push(*self.expression(true)?);
                     }
                     self.expect_op(Op::RParen)?;
                     ExprKind::Tuple(self.slice(items))
@@ -958,7 +956,7 @@ impl<'a> Parser<'a> {
                             break;
                         }
                     }
-                    items.push(self.expression(true)?);
+                    items.push(*self.expression(true)?);
                 }
                 ExprKind::List(self.slice(items))
             }
@@ -971,9 +969,9 @@ impl<'a> Parser<'a> {
                             break;
                         }
                     }
-                    let k = self.expression(true)?;
+                    let k = *self.expression(true)?;
                     self.expect_op(Op::Colon)?;
-                    items.push((k, self.expression(true)?));
+                    items.push((k, *self.expression(true)?));
                 }
                 ExprKind::Dict(self.slice(items))
             }
@@ -986,10 +984,10 @@ impl<'a> Parser<'a> {
                 .with_offset(self.src, span.start as usize))
             }
         };
-        Ok(self.expr(kind, span.to(self.prev_span())))
+        Ok(self.node(kind, span.to(self.prev_span())))
     }
 
-    fn postfix(&mut self, mut node: Expr<'a>) -> PResult<Expr<'a>> {
+    fn postfix(&mut self, mut node: &'a Expr<'a>) -> PResult<&'a Expr<'a>> {
         loop {
             if self.eat_op(Op::Dot) {
                 let kind = match self.peek() {
@@ -1001,17 +999,17 @@ impl<'a> Parser<'a> {
                             // `self.__init__` stays an attribute, which the sandbox refuses.
                             ExprKind::Name(block_fn_name(self.arena, n))
                         } else {
-                            ExprKind::Attr(self.alloc(node), n)
+                            ExprKind::Attr(node, n)
                         }
                     }
                     Some(&Tok::Int(i)) => {
                         self.pos += 1;
-                        let key = self.expr(ExprKind::Lit(Lit::Int(i)), self.prev_span());
-                        ExprKind::Item(self.alloc(node), self.alloc(key))
+                        let key = self.node(ExprKind::Lit(Lit::Int(i)), self.prev_span());
+                        ExprKind::Item(node, key)
                     }
                     _ => return self.fail("an attribute name"),
                 };
-                node = self.expr(kind, node.span.to(self.prev_span()));
+                node = self.node(kind, node.span.to(self.prev_span()));
             } else if self.eat_op(Op::LBracket) {
                 node = self.subscript(node)?;
             } else if self.is_op(Op::LParen) {
@@ -1022,7 +1020,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn subscript(&mut self, node: Expr<'a>) -> PResult<Expr<'a>> {
+    fn subscript(&mut self, node: &'a Expr<'a>) -> PResult<&'a Expr<'a>> {
         let mut parts: [Option<&'a Expr<'a>>; 3] = [None; 3];
         let mut is_slice = false;
         let mut idx = 0;
@@ -1047,21 +1045,24 @@ impl<'a> Parser<'a> {
             }
             let e = self.expression(true)?;
             if is_slice || self.is_op(Op::Colon) {
-                parts[idx] = Some(self.alloc(e));
+                parts[idx] = Some(e);
             } else {
                 keys.push(e);
             }
         }
         let span = node.span.to(self.prev_span());
         if is_slice {
-            return Ok(self.expr(ExprKind::Slice(self.alloc(node), parts), span));
+            return Ok(self.node(ExprKind::Slice(node, parts), span));
         }
         let key = match keys.len() {
             0 => return self.fail("a subscript"),
             1 => keys[0],
-            _ => self.expr(ExprKind::Tuple(self.slice(keys)), span),
+            _ => {
+                let items = self.arena.alloc_slice_fill_iter(keys.iter().map(|k| **k));
+                self.node(ExprKind::Tuple(items), span)
+            }
         };
-        Ok(self.expr(ExprKind::Item(self.alloc(node), self.alloc(key)), span))
+        Ok(self.node(ExprKind::Item(node, key), span))
     }
 
     fn args(&mut self) -> PResult<&'a Args<'a>> {
@@ -1078,13 +1079,11 @@ impl<'a> Parser<'a> {
                 }
             }
             if self.eat_op(Op::Mul) {
-                let e = self.expression(true)?;
-                star = Some(self.alloc(e));
+                star = Some(self.expression(true)?);
                 continue;
             }
             if self.eat_op(Op::Pow) {
-                let e = self.expression(true)?;
-                dstar = Some(self.alloc(e));
+                dstar = Some(self.expression(true)?);
                 continue;
             }
             if let (Some(Tok::Name(n)), Some(Tok::Op(Op::Assign))) = (self.peek(), self.peek_at(1))
@@ -1096,12 +1095,12 @@ impl<'a> Parser<'a> {
                         .with_offset(self.src, self.span().start as usize));
                 }
                 self.pos += 2;
-                kw.push((n, self.expression(true)?));
+                kw.push((n, *self.expression(true)?));
             } else {
                 if !kw.is_empty() {
                     return self.fail("a keyword argument (positional after keyword)");
                 }
-                pos.push(self.expression(true)?);
+                pos.push(*self.expression(true)?);
             }
         }
         if pos.is_empty() && kw.is_empty() && star.is_none() && dstar.is_none() {
@@ -1115,13 +1114,13 @@ impl<'a> Parser<'a> {
         }))
     }
 
-    fn call(&mut self, node: Expr<'a>) -> PResult<Expr<'a>> {
+    fn call(&mut self, node: &'a Expr<'a>) -> PResult<&'a Expr<'a>> {
         let args = self.args()?;
         let span = node.span.to(self.prev_span());
-        Ok(self.expr(ExprKind::Call(self.alloc(node), args), span))
+        Ok(self.node(ExprKind::Call(node, args), span))
     }
 
-    fn filter_expr(&mut self, mut node: Expr<'a>) -> PResult<Expr<'a>> {
+    fn filter_expr(&mut self, mut node: &'a Expr<'a>) -> PResult<&'a Expr<'a>> {
         loop {
             if self.is_op(Op::Pipe) {
                 node = self.filters(node)?;
@@ -1136,7 +1135,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `|f(args)|g ...` applied to `node`.
-    fn filters(&mut self, mut node: Expr<'a>) -> PResult<Expr<'a>> {
+    fn filters(&mut self, mut node: &'a Expr<'a>) -> PResult<&'a Expr<'a>> {
         while self.eat_op(Op::Pipe) {
             node = self.filter_chain(node, false)?;
         }
@@ -1144,7 +1143,7 @@ impl<'a> Parser<'a> {
     }
 
     /// One filter (`first` = the `{% filter %}` tag's form), then any `|more`.
-    fn filter_chain(&mut self, node: Expr<'a>, first: bool) -> PResult<Expr<'a>> {
+    fn filter_chain(&mut self, node: &'a Expr<'a>, first: bool) -> PResult<&'a Expr<'a>> {
         let mut name_span = self.span();
         let mut name = self.expect_name()?;
         while self.eat_op(Op::Dot) {
@@ -1158,7 +1157,7 @@ impl<'a> Parser<'a> {
             &NO_ARGS
         };
         let span = node.span.to(name_span).to(self.prev_span());
-        let node = self.expr(ExprKind::Filter(self.alloc(node), name, args), span);
+        let node = self.node(ExprKind::Filter(node, name, args), span);
         if first {
             self.filters(node)
         } else {
@@ -1166,7 +1165,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn test(&mut self, value: Expr<'a>) -> PResult<Expr<'a>> {
+    fn test(&mut self, value: &'a Expr<'a>) -> PResult<&'a Expr<'a>> {
         self.pos += 1; // `is`
         let negated = self.eat_name("not");
         let mut name = self.expect_name()?;
@@ -1180,16 +1179,16 @@ impl<'a> Parser<'a> {
             let arg = self.primary()?;
             let arg = self.postfix(arg)?;
             self.alloc(Args {
-                pos: self.slice(self.vec_of(arg)),
+                pos: self.slice(self.vec_of(*arg)),
                 ..NO_ARGS
             })
         } else {
             &NO_ARGS
         };
         let span = value.span.to(self.prev_span());
-        Ok(self.expr(
+        Ok(self.node(
             ExprKind::Test {
-                value: self.alloc(value),
+                value,
                 name,
                 args,
                 negated,
