@@ -3,6 +3,7 @@
 
 use crate::compile::scope::NameMap;
 
+use crate::builtins::strfast::StrMeth;
 use crate::compile::instr::{Const, Instr, LoopField, MacroInfo, NONE16};
 use crate::compile::scope::{stored_names, target_names, Scope};
 use crate::compile::{Program, StrPool};
@@ -1193,9 +1194,14 @@ impl<'s, 'a> Gen<'s, 'a> {
         if let ExprKind::Attr(recv, name) = f.kind {
             self.expr(recv)?;
             let (argc, kw) = self.args(args, span, caller)?;
+            let m = if kw == NONE16 {
+                StrMeth::of(name)
+            } else {
+                StrMeth::Other
+            };
             let name = self.str_const(name);
             self.mark(span);
-            self.emit(Instr::CallMethod { name, argc, kw });
+            self.emit(Instr::CallMethod { name, argc, kw, m });
             return Ok(());
         }
         self.expr(f)?;

@@ -2,6 +2,7 @@
 
 use smallvec::SmallVec;
 
+use crate::builtins::strfast::{self, StrMeth};
 use crate::compile::{Const, Instr, LoopField, Program, NONE16};
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::limits::Limits;
@@ -540,7 +541,19 @@ impl<'a, 'o> Vm<'a, 'o> {
                         ip = next;
                     }
                 }
-                Instr::CallMethod { name, argc, kw } => {
+                Instr::CallMethod { name, argc, kw, m } => {
+                    if m != StrMeth::Other {
+                        let at = self.stack.len().wrapping_sub(usize::from(argc) + 1);
+                        if let Some(&Value::Str(s)) = self.stack.get(at) {
+                            let args = self.stack.get(at + 1..).unwrap_or(&[]);
+                            if let Some(r) = strfast::call(ctx, m, s, args) {
+                                let v = r?;
+                                self.stack.truncate(at);
+                                self.push(v);
+                                continue;
+                            }
+                        }
+                    }
                     let (args, kwargs) = self.take_args(argc, kw);
                     let recv = self.pop();
                     let name: &'a str = &prog.strs[name as usize];
