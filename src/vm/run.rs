@@ -220,6 +220,63 @@ impl<'a, 'o> Vm<'a, 'o> {
         // inside instructions also draws from (see `budget`).
         let mut fuel = 0u64;
         let mut ip = *pc;
+        // Fused sequences: an instruction that sees the next one is a `JumpIfFalse` (or a
+        // `Store`, ...) does its work too, without a push and a pop, and skips it. Each
+        // instruction so run still takes its unit of fuel, and only while fuel is left in
+        // the slice, so the accounting is the same as one dispatch per instruction.
+        macro_rules! branch_or_push {
+            ($r:expr) => {{
+                let r: bool = $r;
+                if fuel > 0 {
+                    if let Some(&Instr::JumpIfFalse(t)) = code.get(ip) {
+                        fuel -= 1;
+                        ip = if r { ip + 1 } else { t as usize };
+                        continue;
+                    }
+                }
+                self.push(Value::Bool(r));
+            }};
+        }
+        macro_rules! push_or_store {
+            ($v:expr) => {{
+                let v: Value<'a> = $v;
+                if fuel > 0 {
+                    if let Some(&Instr::Store(i)) = code.get(ip) {
+                        fuel -= 1;
+                        ip += 1;
+                        let at = self.base + usize::from(i);
+                        if let Some(slot) = self.slots.get_mut(at) {
+                            *slot = v;
+                        }
+                        continue;
+                    }
+                }
+                self.push(v);
+            }};
+        }
+        // `Iter(t)` at `at`: the next item (stored by a `Store` that follows), or the exit.
+        macro_rules! iter_step {
+            ($at:expr, $t:expr) => {{
+                let Some(lp) = self.loops.last_mut() else {
+                    return Err(err!(Runtime, "internal: no loop"));
+                };
+                match lp.items.get(lp.next) {
+                    Some(&item) => {
+                        if let Some(st) = lp.state {
+                            st.index0.set(lp.base + lp.next);
+                        }
+                        lp.next += 1;
+                        push_or_store!(item);
+                    }
+                    None => {
+                        if $at == self.watch_pc {
+                            self.checkpoint($at);
+                        }
+                        ip = $t as usize;
+                    }
+                }
+            }};
+        }
         loop {
             *pc = ip;
             let Some(&instr) = code.get(ip) else {
@@ -318,7 +375,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                         .get(usize::from(i))
                         .copied()
                         .unwrap_or(Value::UNDEFINED);
-                    self.push(v);
+                    push_or_store!(v);
                 }
                 Instr::LoopAttr(slot, field) => {
                     let v = match self.slot(slot) {
@@ -340,16 +397,20 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::LoadKey { slot, key, item } => {
                     let obj = self.slot(slot);
                     let v = key_read(ctx, prog, obj, key, item)?;
+                    // `message.role == 'user'`, and the jump of an `if` on it.
+                    if fuel > 0 {
+                        if let Some(&Instr::EqStr(i, negated)) = code.get(ip) {
+                            fuel -= 1;
+                            ip += 1;
+                            branch_or_push!(eq_str(v, &prog.strs[i as usize]) != negated);
+                            continue;
+                        }
+                    }
                     self.push(v);
                 }
                 Instr::EqStr(i, negated) => {
                     let a = self.pop();
-                    let c: &'a str = &prog.strs[i as usize];
-                    let r = match a {
-                        Value::Str(s) => s == c,
-                        _ => ops::eq(&a, &Value::Str(c)),
-                    };
-                    self.push(Value::Bool(r != negated));
+                    branch_or_push!(eq_str(a, &prog.strs[i as usize]) != negated);
                 }
                 Instr::Item => {
                     let key = self.pop();
@@ -406,27 +467,27 @@ impl<'a, 'o> Vm<'a, 'o> {
                     let b = self.pop();
                     let a = self.pop();
                     let r = ops::compare(op, &a, &b)?;
-                    self.push(Value::Bool(r));
+                    branch_or_push!(r);
                 }
                 Instr::Eq => {
                     let b = self.pop();
                     let a = self.pop();
-                    self.push(Value::Bool(ops::eq(&a, &b)));
+                    branch_or_push!(ops::eq(&a, &b));
                 }
                 Instr::Ne => {
                     let b = self.pop();
                     let a = self.pop();
-                    self.push(Value::Bool(!ops::eq(&a, &b)));
+                    branch_or_push!(!ops::eq(&a, &b));
                 }
                 Instr::In(negated) => {
                     let b = self.pop();
                     let a = self.pop();
                     let r = ops::contains(ctx, b, a)?;
-                    self.push(Value::Bool(r != negated));
+                    branch_or_push!(r != negated);
                 }
                 Instr::Not => {
                     let v = self.pop();
-                    self.push(Value::Bool(!v.is_true()));
+                    branch_or_push!(!v.is_true());
                 }
                 Instr::Neg => {
                     let v = self.pop();
@@ -445,7 +506,24 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::Pop => {
                     self.pop();
                 }
-                Instr::Jump(t) => ip = t as usize,
+                Instr::Jump(t) => {
+                    ip = t as usize;
+                    // A loop's jump back to its `Iter`, or a jump to a jump.
+                    if fuel > 0 {
+                        match code.get(ip) {
+                            Some(&Instr::Iter(e)) => {
+                                fuel -= 1;
+                                ip += 1;
+                                iter_step!(ip - 1, e);
+                            }
+                            Some(&Instr::Jump(t)) => {
+                                fuel -= 1;
+                                ip = t as usize;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
                 Instr::JumpIfFalse(t) => {
                     if !self.pop().is_true() {
                         ip = t as usize;
@@ -502,7 +580,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                     let value = self.pop();
                     budget::charge_call(&value, &args, &[])?;
                     let r = (prog.tests[usize::from(t)])(ctx, value, &args)?;
-                    self.push(Value::Bool(r != neg));
+                    branch_or_push!(r != neg);
                 }
                 Instr::Call { argc, kw } => {
                     let (args, kwargs) = self.take_args(argc, kw);
@@ -615,26 +693,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                         recurse,
                     });
                 }
-                Instr::Iter(t) => {
-                    let Some(lp) = self.loops.last_mut() else {
-                        return Err(err!(Runtime, "internal: no loop"));
-                    };
-                    match lp.items.get(lp.next) {
-                        Some(&item) => {
-                            if let Some(st) = lp.state {
-                                st.index0.set(lp.base + lp.next);
-                            }
-                            lp.next += 1;
-                            self.push(item);
-                        }
-                        None => {
-                            if ip - 1 == self.watch_pc {
-                                self.checkpoint(ip - 1);
-                            }
-                            ip = t as usize;
-                        }
-                    }
-                }
+                Instr::Iter(t) => iter_step!(ip - 1, t),
                 Instr::LoopEnd(t) => {
                     if let Some(lp) = self.loops.pop() {
                         if lp.base + lp.next > 0 {
@@ -800,6 +859,15 @@ fn key_read<'a>(
         ops::getitem(ctx, obj, Value::Str(name))
     } else {
         attr(ctx, prog, obj, name)
+    }
+}
+
+/// `a == c` for a string constant `c`.
+#[inline]
+fn eq_str(a: Value<'_>, c: &str) -> bool {
+    match a {
+        Value::Str(s) => s == c,
+        _ => ops::eq(&a, &Value::Str(c)),
     }
 }
 
