@@ -96,6 +96,11 @@ pub(crate) enum Instr {
     AddN(u32),
     /// Pop `n` values and output their sum left to right: strings are written directly.
     EmitAddN(u32),
+    /// Pop `n` values, push `str()` of each joined (`a ~ b ~ c` without autoescape): one
+    /// allocation.
+    ConcatN(u32),
+    /// Pop `n` values and output `str()` of each (`{{ a ~ b ~ c }}`).
+    EmitConcatN(u32),
     /// Pop `b`, `a`; push `a == b`.
     Eq,
     /// Pop `b`, `a`; push `a != b`.

@@ -463,6 +463,21 @@ impl<'a, 'o> Vm<'a, 'o> {
                     }
                     self.check_output()?;
                 }
+                Instr::ConcatN(n) => {
+                    let at = self.stack.len().saturating_sub(n as usize);
+                    let v = concat_n(ctx, self.stack.get(at..).unwrap_or(&[]));
+                    self.stack.truncate(at);
+                    self.check_size(&v)?;
+                    push_or_store!(v);
+                }
+                Instr::EmitConcatN(n) => {
+                    let at = self.stack.len().saturating_sub(n as usize);
+                    for v in self.stack.get(at..).unwrap_or(&[]) {
+                        fmt::write_str(self.out, v);
+                    }
+                    self.stack.truncate(at);
+                    self.check_output()?;
+                }
                 Instr::Cmp(op) => {
                     let b = self.pop();
                     let a = self.pop();
@@ -860,6 +875,31 @@ fn key_read<'a>(
     } else {
         attr(ctx, prog, obj, name)
     }
+}
+
+/// `str(a) + str(b) + ...` of `parts` (what `a ~ b ~ ...` computes left to right), written
+/// once into the arena.
+fn concat_n<'a>(ctx: &Ctx<'a>, parts: &[Value<'a>]) -> Value<'a> {
+    let len = parts
+        .iter()
+        .map(|v| match v {
+            Value::Str(s) => s.len(),
+            _ => 0,
+        })
+        .sum();
+    let mut out = bumpalo::collections::String::with_capacity_in(len, ctx.arena);
+    let mut tmp = String::new();
+    for v in parts {
+        match v {
+            Value::Str(s) => out.push_str(s),
+            other => {
+                tmp.clear();
+                fmt::write_str(&mut tmp, other);
+                out.push_str(&tmp);
+            }
+        }
+    }
+    Value::Str(out.into_bump_str())
 }
 
 /// `a == c` for a string constant `c`.
