@@ -114,17 +114,21 @@ fn replace<'a>(ctx: &Ctx<'a>, s: &'a str, old: &str, new: &str) -> VResult<'a> {
             strmethods::py_replace(s, old, new, -1),
         ));
     }
-    let finder = memchr::memmem::Finder::new(old.as_bytes());
-    let mut hits = finder.find_iter(s.as_bytes()).peekable();
-    if hits.peek().is_none() {
+    let (hay, needle) = (s.as_bytes(), old.as_bytes());
+    let Some(first) = find(hay, needle) else {
         return Ok(Value::Str(s));
-    }
+    };
     let mut out = bumpalo::collections::String::with_capacity_in(s.len(), ctx.arena);
+    let mut at = first;
     let mut last = 0;
-    for at in hits {
+    loop {
         out.push_str(s.get(last..at).unwrap_or(""));
         out.push_str(new);
         last = at + old.len();
+        match hay.get(last..).and_then(|rest| find(rest, needle)) {
+            Some(off) => at = last + off,
+            None => break,
+        }
     }
     out.push_str(s.get(last..).unwrap_or(""));
     let v = Value::Str(out.into_bump_str());
@@ -132,6 +136,27 @@ fn replace<'a>(ctx: &Ctx<'a>, s: &'a str, old: &str, new: &str) -> VResult<'a> {
         return Err(ctx.too_large());
     }
     Ok(v)
+}
+
+/// The first occurrence of a non-empty `needle` in `hay`: a byte search for one byte, a
+/// plain scan in a short text (building a searcher costs more than that), else `memmem`.
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    match needle {
+        [b] => memchr::memchr(*b, hay),
+        _ if hay.len() < 256 => {
+            let (&first, rest) = needle.split_first()?;
+            let mut from = 0;
+            while let Some(off) = hay.get(from..).and_then(|h| memchr::memchr(first, h)) {
+                let at = from + off;
+                if hay.get(at + 1..at + needle.len()) == Some(rest) {
+                    return Some(at);
+                }
+                from = at + 1;
+            }
+            None
+        }
+        _ => memchr::memmem::find(hay, needle),
+    }
 }
 
 /// `str.capitalize()`: the first character upper-cased, the rest lower-cased.
@@ -308,6 +333,25 @@ mod unit {
                     assert_eq!(show(fast), show(slow), "{s:?}.{name}({arg:?})");
                 }
             }
+        });
+    }
+
+    /// Replacing in texts long enough for `memmem` and with overlapping matches.
+    #[test]
+    fn replace_like_python() {
+        with_ctx(|ctx| {
+            let s = |v: VResult<'_>| show(v);
+            let long = "ab\r\n".repeat(100);
+            let want = "ab\n".repeat(100);
+            assert_eq!(
+                s(replace(ctx, &long, "\r\n", "\n")),
+                show(Ok(Value::Str(&want)))
+            );
+            // Python: 'aaaa'.replace('aa', 'b') == 'bb'; 'aaa'.replace('aa', 'b') == 'ba'.
+            assert_eq!(s(replace(ctx, "aaaa", "aa", "b")), "'bb'");
+            assert_eq!(s(replace(ctx, "aaa", "aa", "b")), "'ba'");
+            assert_eq!(s(replace(ctx, "xyz", "yzz", "b")), "'xyz'");
+            assert_eq!(s(replace(ctx, "é-é", "é", "e")), "'e-e'");
         });
     }
 

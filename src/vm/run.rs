@@ -857,6 +857,7 @@ impl<'a, 'o> Vm<'a, 'o> {
 
 /// `obj.strs[key]` (or `obj[strs[key]]` when `item`) for a key no dict attribute has: a JSON
 /// object's key directly, anything else by the general rules.
+#[inline(always)]
 fn key_read<'a>(
     ctx: &Ctx<'a>,
     prog: &'a Program,
@@ -870,6 +871,18 @@ fn key_read<'a>(
             return Ok(Value::from_json_in(j, ctx));
         }
     }
+    key_read_other(ctx, prog, obj, name, item)
+}
+
+/// [`key_read`] of anything but a key present in a JSON object.
+#[inline(never)]
+fn key_read_other<'a>(
+    ctx: &Ctx<'a>,
+    prog: &'a Program,
+    obj: Value<'a>,
+    name: &'a str,
+    item: bool,
+) -> VResult<'a> {
     if item {
         ops::getitem(ctx, obj, Value::Str(name))
     } else {
