@@ -439,9 +439,15 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::Bin(op) => {
                     let b = self.pop();
                     let a = self.pop();
+                    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+                        if let Some(r) = int_binop(op, x, y) {
+                            push_or_store!(Value::Int(r));
+                            continue;
+                        }
+                    }
                     let v = ops::binop(ctx, op, a, b)?;
                     self.check_size(&v)?;
-                    self.push(v);
+                    push_or_store!(v);
                 }
                 Instr::AddN(n) => {
                     let v = self.add_n(n as usize)?;
@@ -481,7 +487,15 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::Cmp(op) => {
                     let b = self.pop();
                     let a = self.pop();
-                    let r = ops::compare(op, &a, &b)?;
+                    let r = match (a, b) {
+                        (Value::Int(x), Value::Int(y)) => match op {
+                            ops::CmpOp::Lt => x < y,
+                            ops::CmpOp::Le => x <= y,
+                            ops::CmpOp::Gt => x > y,
+                            ops::CmpOp::Ge => x >= y,
+                        },
+                        _ => ops::compare(op, &a, &b)?,
+                    };
                     branch_or_push!(r);
                 }
                 Instr::Eq => {
@@ -915,6 +929,34 @@ fn concat_n<'a>(ctx: &Ctx<'a>, parts: &[Value<'a>]) -> Value<'a> {
     Value::Str(out.into_bump_str())
 }
 
+/// `x <op> y` for two ints whose result is an int that fits in 64 bits (Python's floor
+/// division and modulo); None for anything else, which the general path computes.
+#[inline]
+fn int_binop(op: ops::BinOp, x: i64, y: i64) -> Option<i64> {
+    match op {
+        ops::BinOp::Add => x.checked_add(y),
+        ops::BinOp::Sub => x.checked_sub(y),
+        ops::BinOp::Mul => x.checked_mul(y),
+        ops::BinOp::Mod => {
+            let r = x.checked_rem(y)?;
+            Some(if r != 0 && ((r < 0) != (y < 0)) {
+                r + y
+            } else {
+                r
+            })
+        }
+        ops::BinOp::FloorDiv => {
+            let q = x.checked_div(y)?;
+            Some(if x % y != 0 && ((x < 0) != (y < 0)) {
+                q - 1
+            } else {
+                q
+            })
+        }
+        _ => None,
+    }
+}
+
 /// `a == c` for a string constant `c`.
 #[inline]
 fn eq_str(a: Value<'_>, c: &str) -> bool {
@@ -961,5 +1003,38 @@ fn field_name(f: LoopField) -> &'static str {
         LoopField::Length => "length",
         LoopField::RevIndex => "revindex",
         LoopField::RevIndex0 => "revindex0",
+    }
+}
+
+#[cfg(test)]
+mod unit {
+    use super::int_binop;
+    use crate::value::ops::{self, BinOp};
+    use crate::value::testutil::{show, with_ctx};
+    use crate::value::Value;
+
+    /// The int fast path gives what the general operator gives, wherever it answers.
+    #[test]
+    fn int_binop_is_the_general_operator() {
+        let xs = [0, 1, -1, 2, -2, 7, -7, 50, i64::MAX, i64::MIN];
+        let ops_ = [
+            BinOp::Add,
+            BinOp::Sub,
+            BinOp::Mul,
+            BinOp::Mod,
+            BinOp::FloorDiv,
+        ];
+        with_ctx(|ctx| {
+            for x in xs {
+                for y in xs {
+                    for op in ops_ {
+                        if let Some(r) = int_binop(op, x, y) {
+                            let general = show(ops::binop(ctx, op, Value::Int(x), Value::Int(y)));
+                            assert_eq!(show(Ok(Value::Int(r))), general, "{x} {op:?} {y}");
+                        }
+                    }
+                }
+            }
+        });
     }
 }
