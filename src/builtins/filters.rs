@@ -8,7 +8,7 @@ use crate::value::ops;
 use crate::value::{Ctx, IterKind, VResult, Value};
 
 use super::args::{bind, int_arg, no_args, opt_int_arg, splitlines, str_arg, to_str};
-use super::strmethods::{capitalize, center, check_replace, py_replace, py_strip, Strip};
+use super::strmethods::{center, check_replace, py_replace, py_strip, Strip};
 use super::{FilterFn, Kwargs};
 
 /// The value filter called `name`, if there is one.
@@ -36,22 +36,22 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
         },
         "lower" => |ctx, v, a, k| {
             no_args("lower", a, k)?;
-            let r = ctx.str(&to_str(ctx, &v).to_lowercase());
+            let r = super::strfast::lower(ctx, to_str(ctx, &v));
             Ok(keep_markup(ctx, &v, r))
         },
         "upper" => |ctx, v, a, k| {
             no_args("upper", a, k)?;
-            let r = ctx.str(&to_str(ctx, &v).to_uppercase());
+            let r = super::strfast::upper(ctx, to_str(ctx, &v));
             Ok(keep_markup(ctx, &v, r))
         },
         "capitalize" => |ctx, v, a, k| {
             no_args("capitalize", a, k)?;
-            let r = super::strmethods::cow_value(ctx, capitalize(to_str(ctx, &v)));
+            let r = super::strfast::capitalize(ctx, to_str(ctx, &v));
             Ok(keep_markup(ctx, &v, r))
         },
         "title" => |ctx, v, a, k| {
             no_args("title", a, k)?;
-            Ok(ctx.str(&title(to_str(ctx, &v))))
+            Ok(super::strfast::jinja_title(ctx, to_str(ctx, &v)))
         },
         "replace" => |ctx, v, a, k| {
             let [old, new, count] = bind("replace", ["old", "new", "count"], a, k)?;

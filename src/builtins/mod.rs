@@ -19,6 +19,7 @@ mod markup;
 mod methods;
 mod numbers;
 mod seqfilters;
+pub(crate) mod strfast;
 mod strftime;
 mod strmethods;
 mod tests;

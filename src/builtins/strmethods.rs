@@ -641,7 +641,7 @@ fn is_title(s: &str) -> bool {
 }
 
 /// Python's `str.title()`: upper-case after an uncased character, lower-case after a cased one.
-fn py_title(s: &str) -> String {
+pub(crate) fn py_title(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut prev_cased = false;
     for c in s.chars() {

@@ -3,6 +3,7 @@
 
 use smallvec::SmallVec;
 
+use crate::builtins::strfast::StrMeth;
 use crate::compile::instr::{Const, Instr, LoopField, MacroInfo, NONE16};
 use crate::compile::scope::{stored_names, target_names, AVec, NameMap, Scope};
 use crate::compile::{Program, StrPool};
@@ -340,6 +341,11 @@ impl<'s, 'a> Gen<'s, 'a> {
                     let n = self.add_chain(&e)?;
                     self.mark(e.span);
                     self.emit(Instr::EmitAddN(n));
+                } else if matches!(e.kind, ExprKind::Bin(BinOp::Concat, _, _)) {
+                    // `{{ a ~ b ~ c }}`: each operand goes straight to the output.
+                    let n = self.op_chain(&e, BinOp::Concat)?;
+                    self.mark(e.span);
+                    self.emit(Instr::EmitConcatN(n));
                 } else {
                     self.expr(&e)?;
                     self.mark(e.span);
@@ -997,6 +1003,13 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.mark(e.span);
                 self.emit(Instr::AddN(n));
             }
+            ExprKind::Bin(BinOp::Concat, _, _)
+                if !self.autoescape && chain_len(e, BinOp::Concat) > 2 =>
+            {
+                let n = self.op_chain(e, BinOp::Concat)?;
+                self.mark(e.span);
+                self.emit(Instr::ConcatN(n));
+            }
             ExprKind::Bin(..) if str_pair(e).is_some() => {
                 if let Some((a, b)) = str_pair(e) {
                     let i = self.p.strs.push_concat(a, b);
@@ -1194,9 +1207,14 @@ impl<'s, 'a> Gen<'s, 'a> {
         if let ExprKind::Attr(recv, name) = f.kind {
             self.expr(recv)?;
             let (argc, kw) = self.args(args, span, caller)?;
+            let m = if kw == NONE16 {
+                StrMeth::of(name)
+            } else {
+                StrMeth::Other
+            };
             let name = self.str_const(name);
             self.mark(span);
-            self.emit(Instr::CallMethod { name, argc, kw });
+            self.emit(Instr::CallMethod { name, argc, kw, m });
             return Ok(());
         }
         self.expr(f)?;
@@ -1208,6 +1226,12 @@ impl<'s, 'a> Gen<'s, 'a> {
 
     /// Pushes the operands of the left-leaning chain `a + b + c ...`; returns their count.
     fn add_chain(&mut self, e: &Expr<'a>) -> Result<u32, Error> {
+        self.op_chain(e, BinOp::Add)
+    }
+
+    /// Pushes the operands of the left-leaning chain `a <op> b <op> c ...` (`+` or `~`);
+    /// returns their count.
+    fn op_chain(&mut self, e: &Expr<'a>, op: BinOp) -> Result<u32, Error> {
         if let Some((a, b)) = str_pair(e) {
             // A chain that starts with two literals starts with their concatenation.
             let i = self.p.strs.push_concat(a, b);
@@ -1215,8 +1239,8 @@ impl<'s, 'a> Gen<'s, 'a> {
             return Ok(1);
         }
         match e.kind {
-            ExprKind::Bin(BinOp::Add, a, b) if add_chain_len(e) < 250 => {
-                let n = self.add_chain(a)?;
+            ExprKind::Bin(o, a, b) if o == op && chain_len(e, op) < 250 => {
+                let n = self.op_chain(a, op)?;
                 self.expr(b)?;
                 Ok(n + 1)
             }
@@ -1348,9 +1372,17 @@ fn fold_sign<'a>(op: UnOp, x: &Expr<'a>) -> Option<Lit<'a>> {
 
 /// The number of operands of the left-leaning chain `a + b + c ...` at `e`.
 fn add_chain_len(e: &Expr<'_>) -> usize {
+    chain_len(e, BinOp::Add)
+}
+
+/// The number of operands of the left-leaning chain `a <op> b <op> c ...`.
+fn chain_len(e: &Expr<'_>, op: BinOp) -> usize {
     let mut n = 1;
     let mut at = e;
-    while let ExprKind::Bin(BinOp::Add, a, _) = at.kind {
+    while let ExprKind::Bin(o, a, _) = at.kind {
+        if o != op {
+            break;
+        }
         n += 1;
         at = a;
     }

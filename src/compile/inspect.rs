@@ -68,8 +68,9 @@ impl Program {
                 | Instr::Return
                 | Instr::Emit
                 | Instr::EmitStr(_)
+                | Instr::EmitConcatN(_)
                 | Instr::EmitRaw(..) => break,
-                Instr::AddN(_) | Instr::Bin(_) | Instr::Dup | Instr::Pop => {}
+                Instr::AddN(_) | Instr::ConcatN(_) | Instr::Bin(_) | Instr::Dup | Instr::Pop => {}
                 _ => gap = true,
             }
         }

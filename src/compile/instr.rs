@@ -1,5 +1,6 @@
 //! The instruction set: a stack machine with frame-relative slots for variables.
 
+use crate::builtins::strfast::StrMeth;
 use crate::value::ops::{BinOp, CmpOp};
 
 /// "No slot" / "no keyword names".
@@ -95,6 +96,11 @@ pub(crate) enum Instr {
     AddN(u32),
     /// Pop `n` values and output their sum left to right: strings are written directly.
     EmitAddN(u32),
+    /// Pop `n` values, push `str()` of each joined (`a ~ b ~ c` without autoescape): one
+    /// allocation.
+    ConcatN(u32),
+    /// Pop `n` values and output `str()` of each (`{{ a ~ b ~ c }}`).
+    EmitConcatN(u32),
     /// Pop `b`, `a`; push `a == b`.
     Eq,
     /// Pop `b`, `a`; push `a != b`.
@@ -137,8 +143,15 @@ pub(crate) enum Instr {
     Test { t: u16, argc: u8, neg: bool },
     /// Pop args and the callable; push the call's result.
     Call { argc: u8, kw: u16 },
-    /// Pop args and the receiver; push `recv.<strs[name]>(args)`.
-    CallMethod { name: u32, argc: u8, kw: u16 },
+    /// Pop args and the receiver; push `recv.<strs[name]>(args)`. `m` is the `str` method of
+    /// that name ([`StrMeth::Other`] when there are keyword arguments): a string receiver
+    /// with plain arguments calls it directly.
+    CallMethod {
+        name: u32,
+        argc: u8,
+        kw: u16,
+        m: StrMeth,
+    },
     /// Pop `x` and push its `n` items, first item on top; fails unless there are exactly `n`.
     Unpack(u16),
     /// Pop an iterable and start a loop over it; store the loop object in slot `i` unless

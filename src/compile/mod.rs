@@ -151,8 +151,27 @@ mod tests {
         // Only the literal past the 64-bit range is negated at run time.
         assert_eq!(negs, 1, "{code:?}");
         assert!(!code.iter().any(|i| matches!(i, Instr::Pos)));
-        // `x ~ y[-1]` and `2 ** -1` only: the string pairs are constants.
+        // `2 ** -1` only: the string pairs are constants, and the printed `x ~ y[-1]` is
+        // written operand by operand.
         let bins = code.iter().filter(|i| matches!(i, Instr::Bin(_))).count();
-        assert_eq!(bins, 2, "{code:?}");
+        assert_eq!(bins, 1, "{code:?}");
+    }
+
+    #[test]
+    fn concat_chains_and_str_methods() {
+        let src = "{{ a ~ 1 ~ none ~ u ~ [1, 'x'] }}|{% set s = a ~ b ~ 2.5 ~ u ~ true %}{{ s }}\
+                   |{{ 'p' ~ 'q' ~ a }}|{{ (a ~ b ~ c) | length }}|{{ a ~ c ~ (b | safe) }}\
+                   |{{ x.lower().replace('b', 'X').capitalize() ~ x.title() ~ x.split(' ') }}";
+        let t = Template::new(src).expect("compiles");
+        let out = t
+            .render(&serde_json::json!({"a": "A", "b": "B", "c": {"k": "v"}, "x": "aBc bcd"}))
+            .expect("renders");
+        // Expected text from jinja2 3.1.6's ImmutableSandboxedEnvironment.
+        assert_eq!(
+            out,
+            "A1None[1, 'x']|AB2.5True|pqA|12|A{'k': 'v'}B|Axc xcdAbc Bcd['aBc', 'bcd']"
+        );
+        let code = &t.program.code;
+        assert!(!code.iter().any(|i| matches!(i, Instr::Bin(_))), "{code:?}");
     }
 }

@@ -398,6 +398,7 @@ impl<'a> Value<'a> {
     }
 
     /// Like [`Value::from_json`], exact for integers beyond 64 bits.
+    #[inline]
     pub(crate) fn from_json_in(v: &'a serde_json::Value, ctx: &Ctx<'a>) -> Value<'a> {
         if let serde_json::Value::Number(n) = v {
             if n.as_i64().is_none() {

@@ -2,6 +2,7 @@
 
 use smallvec::SmallVec;
 
+use crate::builtins::strfast::{self, StrMeth};
 use crate::compile::{Const, Instr, LoopField, Program, NONE16};
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::limits::Limits;
@@ -219,6 +220,63 @@ impl<'a, 'o> Vm<'a, 'o> {
         // inside instructions also draws from (see `budget`).
         let mut fuel = 0u64;
         let mut ip = *pc;
+        // Fused sequences: an instruction that sees the next one is a `JumpIfFalse` (or a
+        // `Store`, ...) does its work too, without a push and a pop, and skips it. Each
+        // instruction so run still takes its unit of fuel, and only while fuel is left in
+        // the slice, so the accounting is the same as one dispatch per instruction.
+        macro_rules! branch_or_push {
+            ($r:expr) => {{
+                let r: bool = $r;
+                if fuel > 0 {
+                    if let Some(&Instr::JumpIfFalse(t)) = code.get(ip) {
+                        fuel -= 1;
+                        ip = if r { ip + 1 } else { t as usize };
+                        continue;
+                    }
+                }
+                self.push(Value::Bool(r));
+            }};
+        }
+        macro_rules! push_or_store {
+            ($v:expr) => {{
+                let v: Value<'a> = $v;
+                if fuel > 0 {
+                    if let Some(&Instr::Store(i)) = code.get(ip) {
+                        fuel -= 1;
+                        ip += 1;
+                        let at = self.base + usize::from(i);
+                        if let Some(slot) = self.slots.get_mut(at) {
+                            *slot = v;
+                        }
+                        continue;
+                    }
+                }
+                self.push(v);
+            }};
+        }
+        // `Iter(t)` at `at`: the next item (stored by a `Store` that follows), or the exit.
+        macro_rules! iter_step {
+            ($at:expr, $t:expr) => {{
+                let Some(lp) = self.loops.last_mut() else {
+                    return Err(err!(Runtime, "internal: no loop"));
+                };
+                match lp.items.get(lp.next) {
+                    Some(&item) => {
+                        if let Some(st) = lp.state {
+                            st.index0.set(lp.base + lp.next);
+                        }
+                        lp.next += 1;
+                        push_or_store!(item);
+                    }
+                    None => {
+                        if $at == self.watch_pc {
+                            self.checkpoint($at);
+                        }
+                        ip = $t as usize;
+                    }
+                }
+            }};
+        }
         loop {
             *pc = ip;
             let Some(&instr) = code.get(ip) else {
@@ -317,7 +375,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                         .get(usize::from(i))
                         .copied()
                         .unwrap_or(Value::UNDEFINED);
-                    self.push(v);
+                    push_or_store!(v);
                 }
                 Instr::LoopAttr(slot, field) => {
                     let v = match self.slot(slot) {
@@ -339,16 +397,20 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::LoadKey { slot, key, item } => {
                     let obj = self.slot(slot);
                     let v = key_read(ctx, prog, obj, key, item)?;
+                    // `message.role == 'user'`, and the jump of an `if` on it.
+                    if fuel > 0 {
+                        if let Some(&Instr::EqStr(i, negated)) = code.get(ip) {
+                            fuel -= 1;
+                            ip += 1;
+                            branch_or_push!(eq_str(v, &prog.strs[i as usize]) != negated);
+                            continue;
+                        }
+                    }
                     self.push(v);
                 }
                 Instr::EqStr(i, negated) => {
                     let a = self.pop();
-                    let c: &'a str = &prog.strs[i as usize];
-                    let r = match a {
-                        Value::Str(s) => s == c,
-                        _ => ops::eq(&a, &Value::Str(c)),
-                    };
-                    self.push(Value::Bool(r != negated));
+                    branch_or_push!(eq_str(a, &prog.strs[i as usize]) != negated);
                 }
                 Instr::Item => {
                     let key = self.pop();
@@ -377,9 +439,15 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::Bin(op) => {
                     let b = self.pop();
                     let a = self.pop();
+                    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+                        if let Some(r) = int_binop(op, x, y) {
+                            push_or_store!(Value::Int(r));
+                            continue;
+                        }
+                    }
                     let v = ops::binop(ctx, op, a, b)?;
                     self.check_size(&v)?;
-                    self.push(v);
+                    push_or_store!(v);
                 }
                 Instr::AddN(n) => {
                     let v = self.add_n(n as usize)?;
@@ -401,31 +469,54 @@ impl<'a, 'o> Vm<'a, 'o> {
                     }
                     self.check_output()?;
                 }
+                Instr::ConcatN(n) => {
+                    let at = self.stack.len().saturating_sub(n as usize);
+                    let v = concat_n(ctx, self.stack.get(at..).unwrap_or(&[]));
+                    self.stack.truncate(at);
+                    self.check_size(&v)?;
+                    push_or_store!(v);
+                }
+                Instr::EmitConcatN(n) => {
+                    let at = self.stack.len().saturating_sub(n as usize);
+                    for v in self.stack.get(at..).unwrap_or(&[]) {
+                        fmt::write_str(self.out, v);
+                    }
+                    self.stack.truncate(at);
+                    self.check_output()?;
+                }
                 Instr::Cmp(op) => {
                     let b = self.pop();
                     let a = self.pop();
-                    let r = ops::compare(op, &a, &b)?;
-                    self.push(Value::Bool(r));
+                    let r = match (a, b) {
+                        (Value::Int(x), Value::Int(y)) => match op {
+                            ops::CmpOp::Lt => x < y,
+                            ops::CmpOp::Le => x <= y,
+                            ops::CmpOp::Gt => x > y,
+                            ops::CmpOp::Ge => x >= y,
+                        },
+                        _ => ops::compare(op, &a, &b)?,
+                    };
+                    branch_or_push!(r);
                 }
                 Instr::Eq => {
                     let b = self.pop();
                     let a = self.pop();
-                    self.push(Value::Bool(ops::eq(&a, &b)));
+                    branch_or_push!(ops::eq(&a, &b));
                 }
                 Instr::Ne => {
                     let b = self.pop();
                     let a = self.pop();
-                    self.push(Value::Bool(!ops::eq(&a, &b)));
+                    branch_or_push!(!ops::eq(&a, &b));
                 }
                 Instr::In(negated) => {
                     let b = self.pop();
                     let a = self.pop();
                     let r = ops::contains(ctx, b, a)?;
-                    self.push(Value::Bool(r != negated));
+                    branch_or_push!(r != negated);
                 }
                 Instr::Not => {
                     let v = self.pop();
-                    self.push(Value::Bool(!v.is_true()));
+                    branch_or_push!(!v.is_true());
                 }
                 Instr::Neg => {
                     let v = self.pop();
@@ -444,7 +535,24 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::Pop => {
                     self.pop();
                 }
-                Instr::Jump(t) => ip = t as usize,
+                Instr::Jump(t) => {
+                    ip = t as usize;
+                    // A loop's jump back to its `Iter`, or a jump to a jump.
+                    if fuel > 0 {
+                        match code.get(ip) {
+                            Some(&Instr::Iter(e)) => {
+                                fuel -= 1;
+                                ip += 1;
+                                iter_step!(ip - 1, e);
+                            }
+                            Some(&Instr::Jump(t)) => {
+                                fuel -= 1;
+                                ip = t as usize;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
                 Instr::JumpIfFalse(t) => {
                     if !self.pop().is_true() {
                         ip = t as usize;
@@ -501,7 +609,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                     let value = self.pop();
                     budget::charge_call(&value, &args, &[])?;
                     let r = (prog.tests[usize::from(t)])(ctx, value, &args)?;
-                    self.push(Value::Bool(r != neg));
+                    branch_or_push!(r != neg);
                 }
                 Instr::Call { argc, kw } => {
                     let (args, kwargs) = self.take_args(argc, kw);
@@ -540,7 +648,19 @@ impl<'a, 'o> Vm<'a, 'o> {
                         ip = next;
                     }
                 }
-                Instr::CallMethod { name, argc, kw } => {
+                Instr::CallMethod { name, argc, kw, m } => {
+                    if m != StrMeth::Other {
+                        let at = self.stack.len().wrapping_sub(usize::from(argc) + 1);
+                        if let Some(&Value::Str(s)) = self.stack.get(at) {
+                            let args = self.stack.get(at + 1..).unwrap_or(&[]);
+                            if let Some(r) = strfast::call(ctx, m, s, args) {
+                                let v = r?;
+                                self.stack.truncate(at);
+                                self.push(v);
+                                continue;
+                            }
+                        }
+                    }
                     let (args, kwargs) = self.take_args(argc, kw);
                     let recv = self.pop();
                     let name: &'a str = &prog.strs[name as usize];
@@ -602,26 +722,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                         recurse,
                     });
                 }
-                Instr::Iter(t) => {
-                    let Some(lp) = self.loops.last_mut() else {
-                        return Err(err!(Runtime, "internal: no loop"));
-                    };
-                    match lp.items.get(lp.next) {
-                        Some(&item) => {
-                            if let Some(st) = lp.state {
-                                st.index0.set(lp.base + lp.next);
-                            }
-                            lp.next += 1;
-                            self.push(item);
-                        }
-                        None => {
-                            if ip - 1 == self.watch_pc {
-                                self.checkpoint(ip - 1);
-                            }
-                            ip = t as usize;
-                        }
-                    }
-                }
+                Instr::Iter(t) => iter_step!(ip - 1, t),
                 Instr::LoopEnd(t) => {
                     if let Some(lp) = self.loops.pop() {
                         if lp.base + lp.next > 0 {
@@ -770,6 +871,7 @@ impl<'a, 'o> Vm<'a, 'o> {
 
 /// `obj.strs[key]` (or `obj[strs[key]]` when `item`) for a key no dict attribute has: a JSON
 /// object's key directly, anything else by the general rules.
+#[inline(always)]
 fn key_read<'a>(
     ctx: &Ctx<'a>,
     prog: &'a Program,
@@ -783,10 +885,84 @@ fn key_read<'a>(
             return Ok(Value::from_json_in(j, ctx));
         }
     }
+    key_read_other(ctx, prog, obj, name, item)
+}
+
+/// [`key_read`] of anything but a key present in a JSON object.
+#[inline(never)]
+fn key_read_other<'a>(
+    ctx: &Ctx<'a>,
+    prog: &'a Program,
+    obj: Value<'a>,
+    name: &'a str,
+    item: bool,
+) -> VResult<'a> {
     if item {
         ops::getitem(ctx, obj, Value::Str(name))
     } else {
         attr(ctx, prog, obj, name)
+    }
+}
+
+/// `str(a) + str(b) + ...` of `parts` (what `a ~ b ~ ...` computes left to right), written
+/// once into the arena.
+fn concat_n<'a>(ctx: &Ctx<'a>, parts: &[Value<'a>]) -> Value<'a> {
+    let len = parts
+        .iter()
+        .map(|v| match v {
+            Value::Str(s) => s.len(),
+            _ => 0,
+        })
+        .sum();
+    let mut out = bumpalo::collections::String::with_capacity_in(len, ctx.arena);
+    let mut tmp = String::new();
+    for v in parts {
+        match v {
+            Value::Str(s) => out.push_str(s),
+            other => {
+                tmp.clear();
+                fmt::write_str(&mut tmp, other);
+                out.push_str(&tmp);
+            }
+        }
+    }
+    Value::Str(out.into_bump_str())
+}
+
+/// `x <op> y` for two ints whose result is an int that fits in 64 bits (Python's floor
+/// division and modulo); None for anything else, which the general path computes.
+#[inline]
+fn int_binop(op: ops::BinOp, x: i64, y: i64) -> Option<i64> {
+    match op {
+        ops::BinOp::Add => x.checked_add(y),
+        ops::BinOp::Sub => x.checked_sub(y),
+        ops::BinOp::Mul => x.checked_mul(y),
+        ops::BinOp::Mod => {
+            let r = x.checked_rem(y)?;
+            Some(if r != 0 && ((r < 0) != (y < 0)) {
+                r + y
+            } else {
+                r
+            })
+        }
+        ops::BinOp::FloorDiv => {
+            let q = x.checked_div(y)?;
+            Some(if x % y != 0 && ((x < 0) != (y < 0)) {
+                q - 1
+            } else {
+                q
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `a == c` for a string constant `c`.
+#[inline]
+fn eq_str(a: Value<'_>, c: &str) -> bool {
+    match a {
+        Value::Str(s) => s == c,
+        _ => ops::eq(&a, &Value::Str(c)),
     }
 }
 
@@ -827,5 +1003,38 @@ fn field_name(f: LoopField) -> &'static str {
         LoopField::Length => "length",
         LoopField::RevIndex => "revindex",
         LoopField::RevIndex0 => "revindex0",
+    }
+}
+
+#[cfg(test)]
+mod unit {
+    use super::int_binop;
+    use crate::value::ops::{self, BinOp};
+    use crate::value::testutil::{show, with_ctx};
+    use crate::value::Value;
+
+    /// The int fast path gives what the general operator gives, wherever it answers.
+    #[test]
+    fn int_binop_is_the_general_operator() {
+        let xs = [0, 1, -1, 2, -2, 7, -7, 50, i64::MAX, i64::MIN];
+        let ops_ = [
+            BinOp::Add,
+            BinOp::Sub,
+            BinOp::Mul,
+            BinOp::Mod,
+            BinOp::FloorDiv,
+        ];
+        with_ctx(|ctx| {
+            for x in xs {
+                for y in xs {
+                    for op in ops_ {
+                        if let Some(r) = int_binop(op, x, y) {
+                            let general = show(ops::binop(ctx, op, Value::Int(x), Value::Int(y)));
+                            assert_eq!(show(Ok(Value::Int(r))), general, "{x} {op:?} {y}");
+                        }
+                    }
+                }
+            }
+        });
     }
 }

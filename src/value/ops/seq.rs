@@ -24,9 +24,9 @@ pub(crate) fn pairs<'a>(ctx: &Ctx<'a>, v: &Value<'a>) -> Option<&'a [(Value<'a>,
 /// Dicts up to this many items are searched without spending fuel (see `compare::SMALL_BYTES`).
 pub(super) const SMALL_ITEMS: usize = 16;
 
-#[inline]
 /// `o[key]`. Chat messages and tool schemas are small objects: comparing a handful of keys
 /// beats hashing the key (serde_json's map hashes with SipHash).
+#[inline]
 pub(crate) fn json_get<'j>(
     o: &'j serde_json::Map<String, serde_json::Value>,
     key: &str,
