@@ -91,7 +91,9 @@ pub(crate) fn dict_get<'a>(
     check_hashable(&key)?;
     Ok(match d {
         Value::Json(serde_json::Value::Object(o)) => match key {
-            Value::Str(k) | Value::Markup(k) => o.get(k).map(|v| Value::from_json_in(v, ctx)),
+            Value::Str(k) | Value::Markup(k) => {
+                ops::json_get(o, k).map(|v| Value::from_json_in(v, ctx))
+            }
             _ => None,
         },
         Value::Dict(items) => items

@@ -366,8 +366,11 @@ pub(super) fn num_binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Num<'a>, b: Num<'a>) ->
             return r;
         }
     }
-    if let (Some(x), Some(y)) = (a.to_bigint(), b.to_bigint()) {
-        return big_binop(ctx, op, x, y);
+    // A float on either side makes it float arithmetic: no big int is built for the other.
+    if !matches!(a, Num::Float(_)) && !matches!(b, Num::Float(_)) {
+        if let (Some(x), Some(y)) = (a.to_bigint(), b.to_bigint()) {
+            return big_binop(ctx, op, x, y);
+        }
     }
     let (x, y) = (a.to_f64()?, b.to_f64()?);
     let f = match op {
