@@ -961,7 +961,7 @@ fn int_binop(op: ops::BinOp, x: i64, y: i64) -> Option<i64> {
 #[inline]
 fn eq_str(a: Value<'_>, c: &str) -> bool {
     match a {
-        Value::Str(s) => s == c,
+        Value::Str(s) => crate::value::ops::short_eq(s.as_bytes(), c.as_bytes()),
         _ => ops::eq(&a, &Value::Str(c)),
     }
 }

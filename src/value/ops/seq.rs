@@ -32,9 +32,38 @@ pub(crate) fn json_get<'j>(
     key: &str,
 ) -> Option<&'j serde_json::Value> {
     if o.len() <= 16 {
-        o.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+        o.iter()
+            .find(|(k, _)| short_eq(k.as_bytes(), key.as_bytes()))
+            .map(|(_, v)| v)
     } else {
         o.get(key)
+    }
+}
+
+/// Byte equality that compares short texts (keys, roles) in registers, without a call to
+/// `memcmp`: up to 16 bytes, two overlapping loads cover every byte.
+#[inline]
+pub(crate) fn short_eq(a: &[u8], b: &[u8]) -> bool {
+    fn w32(s: &[u8], at: usize) -> u32 {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_ne_bytes(w)
+    }
+    fn w64(s: &[u8], at: usize) -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_ne_bytes(w)
+    }
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=8 => w32(a, 0) == w32(b, 0) && w32(a, n - 4) == w32(b, n - 4),
+        9..=16 => w64(a, 0) == w64(b, 0) && w64(a, n - 8) == w64(b, n - 8),
+        _ => a == b,
     }
 }
 
@@ -139,6 +168,28 @@ impl<'a> MapRef<'a> {
             MapRef::Json(o) => o
                 .iter()
                 .all(|(k, v)| f(Value::Str(k.as_str()), Value::from_json(v))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_eq;
+
+    /// Every length up to past the register path, equal and differing at each position.
+    #[test]
+    fn short_eq_is_byte_equality() {
+        for n in 0..=20usize {
+            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(short_eq(&a, &a.clone()), "length {n}");
+            for i in 0..n {
+                let mut b = a.clone();
+                b[i] ^= 0x20;
+                assert!(!short_eq(&a, &b), "length {n}, byte {i}");
+            }
+            let mut longer = a.clone();
+            longer.push(b'z');
+            assert!(!short_eq(&a, &longer), "length {n} against {}", n + 1);
         }
     }
 }
