@@ -19,7 +19,7 @@
 //! given holds a reference to every such object, so the text stays valid while the caller's
 //! containers change or the GIL is released.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use chatcodec::chat::{Builder, Val};
 use pyo3::exceptions::PyValueError;
@@ -149,16 +149,32 @@ fn np_generic<'py>(py: Python<'py>) -> Option<Bound<'py, PyType>> {
         .and_then(|t| t.as_ref().map(|t| t.bind(py).clone()))
 }
 
+/// Requests with at least this many bytes of text render with the GIL released (about 20 us
+/// of rendering and up: `python/bench/bench_threads.py` shows renders of ~8 us running slower
+/// from several threads when each releases the GIL, and ~26 us renders scaling).
+const RELEASE_GIL_BYTES: usize = 4096;
+
 /// The `str` objects whose text converted data borrows, kept alive as long as it.
 pub(crate) struct Keep<'py> {
     strs: RefCell<Vec<Bound<'py, PyString>>>,
+    /// Bytes of text read so far: how much rendering work the request holds.
+    bytes: Cell<usize>,
 }
 
 impl<'py> Keep<'py> {
     pub(crate) fn new() -> Keep<'py> {
         Keep {
             strs: RefCell::new(Vec::new()),
+            bytes: Cell::new(0),
         }
+    }
+
+    /// Whether the request read so far holds enough text for its render to outlast handing
+    /// the GIL to another thread and taking it back. A short render (a few microseconds)
+    /// keeps the GIL: with threads waiting for it, releasing and retaking it costs more than
+    /// the render, and threads rendering short prompts would run slower than one thread.
+    pub(crate) fn worth_releasing_the_gil(&self) -> bool {
+        self.bytes.get() >= RELEASE_GIL_BYTES
     }
 
     /// The text of a `str` (or a subclass's base value) as a template string: copied into
@@ -172,6 +188,7 @@ impl<'py> Keep<'py> {
         #[cfg(not(windows))]
         {
             let text = utf8(s)?;
+            self.bytes.set(self.bytes.get() + text.len());
             if text.len() <= BORROW_MIN {
                 return Ok(b.str_copy(text));
             }
@@ -184,7 +201,9 @@ impl<'py> Keep<'py> {
         }
         #[cfg(windows)]
         {
-            Ok(b.str_copy(&s.to_cow()?))
+            let text = s.to_cow()?;
+            self.bytes.set(self.bytes.get() + text.len());
+            Ok(b.str_copy(&text))
         }
     }
 }

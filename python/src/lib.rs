@@ -305,7 +305,11 @@ fn render_jinja_template<'py>(
             }
             Ok::<_, Error>((buf, parts))
         };
-        Ok::<_, PyErr>(py.detach(render))
+        Ok::<_, PyErr>(if keep.worth_releasing_the_gil() {
+            py.detach(render)
+        } else {
+            render()
+        })
     })?;
     let (buf, parts) = results.map_err(|e| to_pyerr(py, &e))?;
     let texts = PyList::empty(py);

@@ -1,6 +1,6 @@
 //! `ChatTemplate`: a model's chat template with its special tokens, compiled once and
 //! applied as `tokenizer.apply_chat_template(..., tokenize=False)` applies it, from any number
-//! of threads (the GIL is released while rendering and probing). Its capabilities
+//! of threads (the GIL is released while rendering long requests and probing). Its capabilities
 //! (`chat::caps`) and the polyfills that adapt a request to them (`chat::polyfill`) are
 //! reachable too.
 
@@ -182,13 +182,18 @@ impl ChatTemplate {
                 return Ok((text, Vec::new()));
             }
             let job = OnThisThread((b, request));
-            py.detach(move || {
+            let render = move || {
                 let (b, request) = job.into_inner();
                 let mut text = take_out();
                 let spans = t.apply_built(b, &request, mask, &mut text)?;
                 let spans = char_spans(&text, &spans);
                 Ok::<_, Error>((text, spans))
-            })
+            };
+            if keep.worth_releasing_the_gil() {
+                py.detach(render)
+            } else {
+                render()
+            }
             .map_err(|e| to_pyerr(py, &e))
         });
         let (text, spans) = rendered?;
