@@ -7,7 +7,7 @@
       ctu.render_jinja_template = chatcodec.render_jinja_template
 
 - `ChatTemplate`: a model's template and special tokens, compiled once, applied from any
-  number of threads (the GIL is released while rendering).
+  number of threads (the GIL is released while rendering long requests).
 - `StreamParser`: model output, fed chunk by chunk, as OpenAI deltas and a final message.
 """
 
