@@ -223,7 +223,7 @@ fn render_json(
             "messages" => Some(msgs),
             _ => request_global(req, extra.kwargs, &ctx, name),
         });
-        crate::vm::run(prog, &ctx, &globals, out, limits)
+        crate::vm::run(prog, &ctx, globals, out, limits)
     })?;
     cut_spans(out, start, final_text, spans)
 }
@@ -276,7 +276,7 @@ pub(crate) fn render_built<'a>(
                     .map(|v| Value::from_json_in(v, &ctx))
             }),
     });
-    let spans = crate::vm::run(prog, &ctx, &globals, out, limits)?;
+    let spans = crate::vm::run(prog, &ctx, globals, out, limits)?;
     cut_spans(out, start, final_text, spans)
 }
 

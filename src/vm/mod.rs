@@ -51,11 +51,13 @@ pub(crate) fn resolve_globals<'a>(
     prog: &'a Program,
     ctx: &Ctx<'a>,
     mut lookup: impl FnMut(&str) -> Option<Value<'a>>,
-) -> Vec<Value<'a>> {
-    prog.globals
-        .iter()
-        .map(|name| lookup(name).unwrap_or_else(|| builtin_global(ctx, name)))
-        .collect()
+) -> &'a [Value<'a>] {
+    // In the arena, like the rest of the render's values (no heap allocation per render).
+    ctx.arena.alloc_slice_fill_iter(
+        prog.globals
+            .iter()
+            .map(|name| lookup(name).unwrap_or_else(|| builtin_global(ctx, name))),
+    )
 }
 
 /// Renders `prog` with the keys of `vars` (a JSON object) as variables.
@@ -77,6 +79,6 @@ pub(crate) fn render_json(
             map.and_then(|m| m.get(name))
                 .map(|v| Value::from_json_in(v, &ctx))
         });
-        run(prog, &ctx, &globals, out, limits).map(|_| ())
+        run(prog, &ctx, globals, out, limits).map(|_| ())
     })
 }

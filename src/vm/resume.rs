@@ -447,7 +447,8 @@ pub(crate) fn resume<'a>(
             .collect();
         ns.attrs.borrow_mut().extend(values);
     }
-    let slots: Vec<Value<'a>> = cp.slots.iter().map(|s| loader.load(s)).collect();
+    let slots =
+        bumpalo::collections::Vec::from_iter_in(cp.slots.iter().map(|s| loader.load(s)), ctx.arena);
     loader.namespaces.clear();
     let mut vm = Vm::new(prog, ctx, globals, out, limits);
     if vm.slots.len() != slots.len() {

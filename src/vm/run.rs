@@ -48,9 +48,11 @@ pub(super) struct Vm<'a, 'o> {
     pub(super) ctx: &'o Ctx<'a>,
     pub(super) globals: &'o [Value<'a>],
     pub(super) out: &'o mut String,
-    pub(super) stack: Vec<Value<'a>>,
-    pub(super) slots: Vec<Value<'a>>,
-    pub(super) frames: Vec<Frame>,
+    /// The value stack and the slots live in the render's arena: no heap allocation to set
+    /// up a render.
+    pub(super) stack: bumpalo::collections::Vec<'a, Value<'a>>,
+    pub(super) slots: bumpalo::collections::Vec<'a, Value<'a>>,
+    pub(super) frames: SmallVec<[Frame; 8]>,
     /// First slot of the current frame (the top of `frames`), kept at hand for slot access.
     pub(super) base: usize,
     pub(super) loops: Vec<LoopRun<'a>>,
@@ -98,9 +100,9 @@ impl<'a, 'o> Vm<'a, 'o> {
             ctx,
             globals,
             out,
-            stack: Vec::with_capacity(32),
-            slots: vec![Value::UNDEFINED; prog.root_slots as usize],
-            frames: vec![Frame {
+            stack: bumpalo::collections::Vec::with_capacity_in(32, ctx.arena),
+            slots: bumpalo::vec![in ctx.arena; Value::UNDEFINED; prog.root_slots as usize],
+            frames: smallvec::smallvec![Frame {
                 base: 0,
                 env: 0,
                 ret_pc: 0,

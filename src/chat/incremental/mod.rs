@@ -208,7 +208,7 @@ impl<'t> Incremental<'t> {
                 _ => super::request_global(sources.request, sources.extra, &ctx, name),
             });
             let Some(plan) = &self.plan else {
-                let result = crate::vm::run(prog, &ctx, &globals, out, limits).map(|_| ());
+                let result = crate::vm::run(prog, &ctx, globals, out, limits).map(|_| ());
                 return Rendered {
                     result,
                     out_at: None,
@@ -218,12 +218,12 @@ impl<'t> Incremental<'t> {
             let mut watch = Watch::new(plan.iter_pc, sources, &plan.dead_slots, plan.min_messages);
             let result = match cp {
                 None => {
-                    crate::vm::resume::run_watched(prog, &ctx, &globals, out, limits, &mut watch)
+                    crate::vm::resume::run_watched(prog, &ctx, globals, out, limits, &mut watch)
                 }
                 Some(cp) => crate::vm::resume::resume(
                     prog,
                     &ctx,
-                    &globals,
+                    globals,
                     out,
                     limits,
                     cp,
