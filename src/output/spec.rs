@@ -223,6 +223,20 @@ pub enum CallSyntax {
     },
 }
 
+impl CallSyntax {
+    /// Whether the calls form one list (a JSON or Python array) rather than following each
+    /// other.
+    pub fn is_list(&self) -> bool {
+        matches!(
+            self,
+            CallSyntax::JsonObject { list: true, .. }
+                | CallSyntax::NameAsKey { list: true }
+                | CallSyntax::Pythonic { list: true }
+                | CallSyntax::OpenAiObject { list: true }
+        )
+    }
+}
+
 /// How the values of XML-ish parameters are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

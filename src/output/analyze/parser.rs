@@ -241,13 +241,7 @@ fn tools(t: &ToolCallSpec) -> Result<(String, String), String> {
         inner
     };
     writeln!(g, "call       <- {call_rule} ws").ok();
-    let list = matches!(
-        t.syntax,
-        CallSyntax::JsonObject { list: true, .. }
-            | CallSyntax::Pythonic { list: true }
-            | CallSyntax::NameAsKey { list: true }
-            | CallSyntax::OpenAiObject { list: true }
-    );
+    let list = t.syntax.is_list();
     let sep = t.separator.trim();
     let more = if !t.parallel {
         String::new()

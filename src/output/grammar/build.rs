@@ -372,13 +372,7 @@ impl Calls {
             .clone()
             .or(call_open.clone())
             .or(prefix.clone());
-        let list = matches!(
-            tc.syntax,
-            CallSyntax::JsonObject { list: true, .. }
-                | CallSyntax::NameAsKey { list: true }
-                | CallSyntax::Pythonic { list: true }
-                | CallSyntax::OpenAiObject { list: true }
-        );
+        let list = tc.syntax.is_list();
         let body_full = call_bodies(r, tc, tools, true)?;
         let body_full = r.add("call-body", body_full);
         let body_rest = if level == 2 {

@@ -344,13 +344,7 @@ fn region(
     o: &GrammarOptions,
 ) -> Result<Option<Region>, Error> {
     let parallel = o.parallel && tc.parallel;
-    let list = matches!(
-        tc.syntax,
-        CallSyntax::JsonObject { list: true, .. }
-            | CallSyntax::NameAsKey { list: true }
-            | CallSyntax::Pythonic { list: true }
-            | CallSyntax::OpenAiObject { list: true }
-    );
+    let list = tc.syntax.is_list();
     // Each call with its markers (and without its close marker), written node for node.
     let mut calls = Vec::new();
     let mut heads = Vec::new();
