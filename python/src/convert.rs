@@ -173,8 +173,21 @@ impl<'py> Keep<'py> {
     /// the GIL to another thread and taking it back. A short render (a few microseconds)
     /// keeps the GIL: with threads waiting for it, releasing and retaking it costs more than
     /// the render, and threads rendering short prompts would run slower than one thread.
-    pub(crate) fn worth_releasing_the_gil(&self) -> bool {
+    fn worth_releasing_the_gil(&self) -> bool {
         self.bytes.get() >= RELEASE_GIL_BYTES
+    }
+
+    /// Runs `render`, with the GIL released when the request read so far is long enough.
+    pub(crate) fn render<T, F>(&self, py: Python<'_>, render: F) -> T
+    where
+        F: FnOnce() -> T + pyo3::marker::Ungil,
+        T: pyo3::marker::Ungil,
+    {
+        if self.worth_releasing_the_gil() {
+            py.detach(render)
+        } else {
+            render()
+        }
     }
 
     /// The text of a `str` (or a subclass's base value) as a template string: copied into

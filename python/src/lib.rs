@@ -171,6 +171,31 @@ pub(crate) fn check_documents(documents: Option<&Bound<'_, PyAny>>) -> PyResult<
     Ok(())
 }
 
+/// A request from its converted messages and the other arguments of a render, already
+/// checked as transformers checks them (`tool_schemas`, `check_documents`, `continue_field`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn built_request<'a, 'py>(
+    conv: &mut Converter<'a, '_, 'py>,
+    messages: Val<'a>,
+    tools: Option<&Bound<'py, PyAny>>,
+    documents: Option<&Bound<'py, PyAny>>,
+    add_generation_prompt: Option<&Bound<'py, PyAny>>,
+    continue_final_message: Option<&str>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<BuiltRequest<'a>> {
+    Ok(BuiltRequest {
+        messages,
+        tools: conv.value(tools, "tools")?,
+        documents: conv.value(documents, "documents")?,
+        add_generation_prompt: match add_generation_prompt {
+            None => Val::bool(false),
+            Some(v) => conv.value(Some(v), "add_generation_prompt")?,
+        },
+        continue_final_message: continue_final_message.map(|c| conv.text(c)),
+        kwargs: kwargs_vals(conv, kwargs)?,
+    })
+}
+
 /// `continue_final_message` as the field to continue: a string names it, any other true
 /// value means `content`.
 pub(crate) fn continue_field(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
@@ -208,7 +233,7 @@ pub(crate) fn char_spans(text: &str, spans: &[(usize, usize)]) -> Vec<(usize, us
 /// Compiled templates are cached by source (the 64 most recently used). Template errors
 /// raise `TemplateError` (a `jinja2.TemplateError` when jinja2 is importable); argument
 /// errors raise `TypeError`/`ValueError` as transformers does. The GIL is released while
-/// rendering.
+/// rendering a request of 4 kB of text or more.
 #[pyfunction]
 #[pyo3(
     signature = (conversations, tools=None, documents=None, chat_template=None, return_assistant_tokens_mask=None, continue_final_message=None, add_generation_prompt=None, **kwargs),
@@ -275,17 +300,15 @@ fn render_jinja_template<'py>(
                 format!("conversations[{i}]")
             })?);
         }
-        let request = BuiltRequest {
-            messages: Val::none(),
-            tools: conv.value(tools.as_ref(), "tools")?,
-            documents: conv.value(documents, "documents")?,
-            add_generation_prompt: match add_generation_prompt {
-                None => Val::bool(false),
-                Some(v) => conv.value(Some(v), "add_generation_prompt")?,
-            },
-            continue_final_message: continue_final_message.as_deref().map(|c| conv.text(c)),
-            kwargs: kwargs_vals(&mut conv, kwargs)?,
-        };
+        let request = built_request(
+            &mut conv,
+            Val::none(),
+            tools.as_ref(),
+            documents,
+            add_generation_prompt,
+            continue_final_message.as_deref(),
+            kwargs,
+        )?;
         let job = OnThisThread((b, request, chats));
         let render = move || {
             let (b, mut request, chats) = job.into_inner();
@@ -305,11 +328,7 @@ fn render_jinja_template<'py>(
             }
             Ok::<_, Error>((buf, parts))
         };
-        Ok::<_, PyErr>(if keep.worth_releasing_the_gil() {
-            py.detach(render)
-        } else {
-            render()
-        })
+        Ok::<_, PyErr>(keep.render(py, render))
     })?;
     let (buf, parts) = results.map_err(|e| to_pyerr(py, &e))?;
     let texts = PyList::empty(py);

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use chatcodec::chat::{self, polyfill, BuiltRequest, Val};
+use chatcodec::chat::{self, polyfill, BuiltRequest};
 use chatcodec::output::Format;
 use chatcodec::Error;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -16,8 +16,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 use crate::convert::{Converter, Keep};
 use crate::pyjson::{data_json, to_json, to_py};
 use crate::{
-    char_spans, check_documents, continue_field, give_out, kwargs_vals, take_out, to_pyerr,
-    OnThisThread,
+    char_spans, check_documents, continue_field, give_out, take_out, to_pyerr, OnThisThread,
 };
 
 /// A chat template compiled once, with the special tokens it is rendered with.
@@ -25,7 +24,7 @@ use crate::{
 /// `ChatTemplate(source, bos_token="<s>", ...)` compiles a Jinja source;
 /// `ChatTemplate.from_pretrained(path)` loads a Hugging Face model folder (its
 /// `chat_template.jinja`, `tokenizer_config.json`, ...) or a GGUF file. One instance can be
-/// shared by any number of threads: `apply` releases the GIL while rendering.
+/// shared by any number of threads: `apply` releases the GIL while rendering long requests.
 #[pyclass(frozen, module = "chatcodec", name = "ChatTemplate")]
 pub(crate) struct ChatTemplate {
     plain: chat::ChatTemplate,
@@ -133,7 +132,8 @@ impl ChatTemplate {
     /// `polyfill` (off by default: the output is then exactly transformers') adapts the
     /// request to what the template shows before rendering (see `polyfill()`): `True` or
     /// `"all"` for every polyfill, or names (a list, or a comma-separated string). Releases
-    /// the GIL while rendering, so threads sharing one template render in parallel.
+    /// the GIL while rendering a request of 4 kB of text or more, so threads sharing one
+    /// template render long requests in parallel.
     #[pyo3(
         signature = (messages, tools=None, documents=None, add_generation_prompt=None, continue_final_message=None, return_assistant_tokens_mask=None, polyfill=None, **kwargs),
         text_signature = "(self, messages, tools=None, documents=None, add_generation_prompt=False, continue_final_message=False, return_assistant_tokens_mask=False, polyfill=None, **kwargs)"
@@ -189,12 +189,7 @@ impl ChatTemplate {
                 let spans = char_spans(&text, &spans);
                 Ok::<_, Error>((text, spans))
             };
-            if keep.worth_releasing_the_gil() {
-                py.detach(render)
-            } else {
-                render()
-            }
-            .map_err(|e| to_pyerr(py, &e))
+            keep.render(py, render).map_err(|e| to_pyerr(py, &e))
         });
         let (text, spans) = rendered?;
         let text = {
@@ -281,17 +276,16 @@ impl ChatTemplate {
         let tools = crate::tool_schemas(tools)?;
         check_documents(documents)?;
         let continue_final_message = continue_field(continue_final_message)?;
-        Ok(BuiltRequest {
-            messages: crate::messages(conv, messages, || "messages".to_string())?,
-            tools: conv.value(tools.as_ref(), "tools")?,
-            documents: conv.value(documents, "documents")?,
-            add_generation_prompt: match add_generation_prompt {
-                None => Val::bool(false),
-                Some(v) => conv.value(Some(v), "add_generation_prompt")?,
-            },
-            continue_final_message: continue_final_message.as_deref().map(|c| conv.text(c)),
-            kwargs: kwargs_vals(conv, kwargs)?,
-        })
+        let messages = crate::messages(conv, messages, || "messages".to_string())?;
+        crate::built_request(
+            conv,
+            messages,
+            tools.as_ref(),
+            documents,
+            add_generation_prompt,
+            continue_final_message.as_deref(),
+            kwargs,
+        )
     }
 
     /// The template transformers would use: `tool_use` when tools are given and the model
