@@ -160,6 +160,11 @@ fn main() {
         let Ok(format) = Format::by_name(format_name) else {
             continue;
         };
+        // Whether the format reads `text` back as the `write_file` call.
+        let reads_back = |text: &str| {
+            let calls = chatcodec::output::parse(&format, text).tool_calls;
+            calls.first().map(|c| c.name.as_str()) == Some("write_file")
+        };
         let found = templates.iter().find_map(|(file, src)| {
             if families::format_of(file) != Some(*format_name) {
                 return None;
@@ -167,8 +172,7 @@ fn main() {
             let t = template(src)?;
             let small = output(&t, 1 << 10)?;
             // Only a template whose turn the format reads back as a call represents it.
-            let calls = chatcodec::output::parse(&format, &small).tool_calls;
-            if calls.first().map(|c| c.name.as_str()) != Some("write_file") {
+            if !reads_back(&small) {
                 return None;
             }
             let large = output(&t, 1 << 20)?;
@@ -178,8 +182,7 @@ fn main() {
         // checked to parse back as the call like the rendered ones.
         let found = found.or_else(|| {
             let small = written(format_name, 1 << 10)?;
-            let calls = chatcodec::output::parse(&format, &small).tool_calls;
-            if calls.first().map(|c| c.name.as_str()) != Some("write_file") {
+            if !reads_back(&small) {
                 return None;
             }
             Some((

@@ -152,10 +152,11 @@ class ByteTokenizer:
         return list(b)
 
 
-def check_all(req):
+def byte_matcher():
+    """llguidance over a byte-level tokenizer: `matcher(grammar)` gives a matcher and its
+    error (or None); `run(matcher, text)` feeds the text byte by byte and says whether it is
+    accepted, and if not why."""
     import llguidance as L
-
-    import structural_tag_check as ST
 
     tok = L.LLTokenizer(L.TokenizerWrapper(ByteTokenizer()))
 
@@ -170,6 +171,16 @@ def check_all(req):
             if not m.consume_token(b):
                 return False, "byte %d rejected after %r" % (i, data[max(0, i - 40):i + 1].decode(errors="replace"))
         return (True, "") if m.is_accepting() else (False, "not accepting at the end")
+
+    return matcher, run
+
+
+def check_all(req):
+    import llguidance as L
+
+    import structural_tag_check as ST
+
+    matcher, run = byte_matcher()
 
     def check_schema(schema, path):
         try:
@@ -222,23 +233,9 @@ def check_all(req):
 
 def selftest():
     """The structural-tag checker's own test (structural_tag_check.selftest)."""
-    import llguidance as L
-
     import structural_tag_check as ST
 
-    tok = L.LLTokenizer(L.TokenizerWrapper(ByteTokenizer()))
-
-    def matcher(g):
-        m = L.LLMatcher(tok, g, log_level=0)
-        return m, (m.get_error() if m.is_error() else None)
-
-    def run(m0, text):
-        m = m0.deep_copy()
-        for b in text.encode():
-            if not m.consume_token(b):
-                return False, ""
-        return m.is_accepting(), ""
-
+    matcher, run = byte_matcher()
     return {"failures": ST.selftest(matcher, run), "xgrammar": ST.xgrammar() is not None}
 
 

@@ -86,6 +86,21 @@ def loop(call, threads, seconds):
     return sum(counts) / wall, (time.process_time() - c0) / wall
 
 
+def table(measure, runs, scale, unit):
+    """One line per thread count: the rate `measure(threads)` gives (divided by `scale`), mean
+    and spread over `runs`, its speed-up over one thread, and the CPU cores used."""
+    base = None
+    for threads in THREADS:
+        results = [measure(threads) for _ in range(runs)]
+        rates = [r / scale for r, _ in results]
+        cores = [c for _, c in results]
+        mean = statistics.mean(rates)
+        base = base or mean
+        print(f"  {threads} thread(s): {mean:7.1f} {unit} ({min(rates):.1f}..{max(rates):.1f}), "
+              f"{mean / base:.2f}x one thread, CPU cores used {statistics.mean(cores):.2f} "
+              f"({min(cores):.2f}..{max(cores):.2f})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
@@ -94,32 +109,15 @@ def main():
     with open(CORPUS / "templates" / "Qwen-Qwen3-0.6B.jinja", encoding="utf-8", newline="") as f:
         tpl = chatcodec.ChatTemplate(f.read(), eos_token="<|im_end|>")
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
-    base = None
     print("control (hashlib.sha256 of 1 MiB, GIL released):")
-    for threads in THREADS:
-        runs = [control(threads, args.seconds) for _ in range(args.runs)]
-        rates = [r for r, _ in runs]
-        cores = [c for _, c in runs]
-        mean = statistics.mean(rates)
-        base = base or mean
-        print(f"  {threads} thread(s): {mean:7.1f} MiB/s ({min(rates):.1f}..{max(rates):.1f}), "
-              f"{mean / base:.2f}x one thread, CPU cores used {statistics.mean(cores):.2f} "
-              f"({min(cores):.2f}..{max(cores):.2f})")
+    table(lambda threads: control(threads, args.seconds), args.runs, 1, "MiB/s")
     for name, request in requests():
         req = copy.deepcopy(request)
         messages = req.pop("messages")
         prompt = tpl.apply(messages, **req)
         print(f"{name}: {len(messages)} messages, {len(prompt)} characters of prompt")
-        base = None
-        for threads in THREADS:
-            runs = [throughput(tpl, messages, req, threads, args.seconds) for _ in range(args.runs)]
-            rates = [r / 1000 for r, _ in runs]
-            cores = [c for _, c in runs]
-            mean = statistics.mean(rates)
-            base = base or mean
-            print(f"  {threads} thread(s): {mean:7.1f} k renders/s ({min(rates):.1f}..{max(rates):.1f}), "
-                  f"{mean / base:.2f}x one thread, CPU cores used {statistics.mean(cores):.2f} "
-                  f"({min(cores):.2f}..{max(cores):.2f})")
+        table(lambda threads: throughput(tpl, messages, req, threads, args.seconds), args.runs,
+              1000, "k renders/s")
     print(f"load average {os.getloadavg()[0]:.1f} at end")
 
 
