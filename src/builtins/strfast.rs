@@ -1,5 +1,5 @@
-//! The `str` methods chat templates call most, dispatched by an id the compiler resolves
-//! from the method name ([`StrMeth`]), with plain positional string arguments; and the case
+//! The `str` methods chat templates call most (and `dict.get`), dispatched by an id the
+//! compiler resolves from the method name ([`StrMeth`]), with plain positional arguments; and the case
 //! conversions of ASCII text, written once into the render arena. Anything else (keyword
 //! arguments, other argument types, a `Markup` receiver) goes through the generic call,
 //! which gives the same results and errors.
@@ -35,6 +35,9 @@ pub(crate) enum StrMeth {
     EndsWith,
     /// `split(sep)`.
     Split,
+    /// `get(key)` and `get(key, default)`: not a `str` method, but the dict method that
+    /// templates call on every message (`message.get('content')`); see [`dict_get`].
+    Get,
 }
 
 impl StrMeth {
@@ -52,6 +55,7 @@ impl StrMeth {
             "startswith" => StrMeth::StartsWith,
             "endswith" => StrMeth::EndsWith,
             "split" => StrMeth::Split,
+            "get" => StrMeth::Get,
             _ => StrMeth::Other,
         }
     }
@@ -68,7 +72,7 @@ pub(crate) fn call<'a>(
 ) -> Option<VResult<'a>> {
     let strs = |n: usize| args.len() == n && args.iter().all(|a| matches!(a, Value::Str(_)));
     let fits = match m {
-        StrMeth::Other => false,
+        StrMeth::Other | StrMeth::Get => false,
         StrMeth::Replace => strs(2),
         StrMeth::StartsWith | StrMeth::EndsWith => strs(1),
         StrMeth::Split => matches!(args, [Value::Str(sep)] if !sep.is_empty()),
@@ -96,7 +100,7 @@ pub(crate) fn call<'a>(
         StrMeth::StartsWith => Value::Bool(s.starts_with(arg(0))),
         StrMeth::EndsWith => Value::Bool(s.ends_with(arg(0))),
         StrMeth::Split => ctx.list(s.split(arg(0)).map(Value::Str)),
-        StrMeth::Other => return None,
+        StrMeth::Other | StrMeth::Get => return None,
     };
     if ctx.value_too_big(&v) {
         return Some(Err(ctx.too_large()));
@@ -267,9 +271,30 @@ fn ascii_title<'a>(
     Value::Str(out.into_bump_str())
 }
 
+/// `d.get(key)` / `d.get(key, default)` on a dict or JSON object `d` with plain positional
+/// arguments, charged as the generic call charges it; None (nothing charged) for any other
+/// receiver or argument count, which the generic call handles (and reports).
+pub(crate) fn dict_get<'a>(ctx: &Ctx<'a>, d: Value<'a>, args: &[Value<'a>]) -> Option<VResult<'a>> {
+    if !matches!(
+        d,
+        Value::Dict(_) | Value::Json(serde_json::Value::Object(_))
+    ) {
+        return None;
+    }
+    let (key, default) = match args {
+        [k] => (*k, Value::None),
+        [k, d] => (*k, *d),
+        _ => return None,
+    };
+    if let Err(e) = budget::charge_call(&d, args, &[]) {
+        return Some(Err(e));
+    }
+    Some(super::methods::dict_get(ctx, d, key).map(|v| v.unwrap_or(default)))
+}
+
 #[cfg(test)]
 mod unit {
-    use super::super::args::testutil::{show, with_ctx};
+    use super::super::args::testutil::{leak, show, with_ctx};
     use super::*;
 
     const TEXTS: &[&str] = &[
@@ -286,6 +311,47 @@ mod unit {
         "ǆemal ǈ",
         "\u{1c}x\u{1f}y",
     ];
+
+    /// `get` on JSON objects and template dicts gives what the generic method call gives,
+    /// and leaves other receivers and argument counts to it.
+    #[test]
+    fn dict_get_same_as_the_generic_call() {
+        with_ctx(|ctx| {
+            let json: &'static serde_json::Value = Box::leak(Box::new(serde_json::json!(
+                {"role": "user", "content": null, "n": 3, "parts": [1, 2], "meta": {"a": 1}}
+            )));
+            let dict = Value::Dict(leak(vec![
+                (Value::Str("role"), Value::Str("tool")),
+                (Value::Int(1), Value::Str("one")),
+            ]));
+            let keys = [
+                Value::Str("role"),
+                Value::Str("content"),
+                Value::Str("parts"),
+                Value::Str("meta"),
+                Value::Str("missing"),
+                Value::Int(1),
+                Value::Bool(true),
+                Value::Float(1.0),
+                Value::None,
+                Value::List(&[]),
+            ];
+            for d in [Value::Json(json), dict] {
+                for key in keys {
+                    for args in [vec![key], vec![key, Value::Str("dflt")]] {
+                        let fast = dict_get(ctx, d, &args).expect("fast path");
+                        let slow = super::super::call_method(ctx, d, "get", &args, &[]);
+                        assert_eq!(show(fast), show(slow));
+                    }
+                }
+                assert!(dict_get(ctx, d, &[]).is_none());
+                assert!(dict_get(ctx, d, &[Value::None; 3]).is_none());
+            }
+            assert!(dict_get(ctx, Value::Str("x"), &[Value::Str("x")]).is_none());
+            assert!(dict_get(ctx, Value::List(&[]), &[Value::Int(0)]).is_none());
+            assert!(call(ctx, StrMeth::Get, "x", &[Value::Str("x")]).is_none());
+        });
+    }
 
     /// The fast path gives what the generic `str` method call gives.
     #[test]

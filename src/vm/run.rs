@@ -598,6 +598,16 @@ impl<'a, 'o> Vm<'a, 'o> {
                     self.stack.truncate(at);
                     self.push(Value::Dict(pairs.into_bump_slice()));
                 }
+                Instr::Filter { f, argc, kw } if kw == NONE16 => {
+                    // The value and its positional arguments are read where they are on the
+                    // stack, then dropped.
+                    let (at, value, args) = self.operands(argc);
+                    budget::charge_call(&value, args, &[])?;
+                    let v = (prog.filters[usize::from(f)])(ctx, value, args, &[])?;
+                    self.check_size(&v)?;
+                    self.stack.truncate(at);
+                    self.push(v);
+                }
                 Instr::Filter { f, argc, kw } => {
                     let (args, kwargs) = self.take_args(argc, kw);
                     let value = self.pop();
@@ -607,10 +617,10 @@ impl<'a, 'o> Vm<'a, 'o> {
                     self.push(v);
                 }
                 Instr::Test { t, argc, neg } => {
-                    let (args, _) = self.take_args(argc, NONE16);
-                    let value = self.pop();
-                    budget::charge_call(&value, &args, &[])?;
-                    let r = (prog.tests[usize::from(t)])(ctx, value, &args)?;
+                    let (at, value, args) = self.operands(argc);
+                    budget::charge_call(&value, args, &[])?;
+                    let r = (prog.tests[usize::from(t)])(ctx, value, args)?;
+                    self.stack.truncate(at);
                     branch_or_push!(r != neg);
                 }
                 Instr::Call { argc, kw } => {
@@ -653,14 +663,20 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::CallMethod { name, argc, kw, m } => {
                     if m != StrMeth::Other {
                         let at = self.stack.len().wrapping_sub(usize::from(argc) + 1);
-                        if let Some(&Value::Str(s)) = self.stack.get(at) {
-                            let args = self.stack.get(at + 1..).unwrap_or(&[]);
-                            if let Some(r) = strfast::call(ctx, m, s, args) {
-                                let v = r?;
-                                self.stack.truncate(at);
-                                self.push(v);
-                                continue;
+                        let fast = match self.stack.get(at) {
+                            Some(&Value::Str(s)) => {
+                                strfast::call(ctx, m, s, self.stack.get(at + 1..).unwrap_or(&[]))
                             }
+                            Some(&d) if m == StrMeth::Get => {
+                                strfast::dict_get(ctx, d, self.stack.get(at + 1..).unwrap_or(&[]))
+                            }
+                            _ => None,
+                        };
+                        if let Some(r) = fast {
+                            let v = r?;
+                            self.stack.truncate(at);
+                            self.push(v);
+                            continue;
                         }
                     }
                     let (args, kwargs) = self.take_args(argc, kw);
@@ -842,6 +858,17 @@ impl<'a, 'o> Vm<'a, 'o> {
         };
         self.stack.truncate(at);
         Ok(v)
+    }
+
+    /// The operand of a filter or test and its `argc` positional arguments, read in place from
+    /// the top of the stack, with the stack length to truncate to once they are used.
+    #[inline]
+    fn operands(&self, argc: u8) -> (usize, Value<'a>, &[Value<'a>]) {
+        let at = self.stack.len().saturating_sub(usize::from(argc) + 1);
+        match self.stack[at..].split_first() {
+            Some((value, args)) => (at, *value, args),
+            None => (at, Value::UNDEFINED, &[]),
+        }
     }
 
     /// Pops `argc` positional arguments and the keyword arguments of `kwnames[kw]`.
