@@ -309,19 +309,21 @@ fn build_messages<'a>(
     drop_none: bool,
     template_source: &str,
 ) -> Result<(Value<'a>, Option<String>), Error> {
-    let has_null = |m: Value<'a>| {
-        drop_none
-            && match m {
-                Value::Json(serde_json::Value::Object(o)) => o.values().any(|v| v.is_null()),
-                Value::Dict(d) => d.iter().any(|(_, v)| matches!(v, Value::None)),
-                _ => false,
+    // A message needs a copy when it has a reasoning field that is not None, or (with
+    // `drop_none`) any field that is None: one pass over its fields.
+    let needs_alias = |m: Value<'a>| match m {
+        Value::Json(serde_json::Value::Object(o)) => o.iter().any(|(k, v)| {
+            if v.is_null() {
+                drop_none
+            } else {
+                is_reasoning_field(k)
             }
-    };
-    let needs_alias = |m: Value<'a>| {
-        has_null(m)
-            || REASONING_FIELDS
-                .iter()
-                .any(|k| get_field(m, k).is_some_and(|v| !matches!(v, Value::None)))
+        }),
+        Value::Dict(d) => d.iter().any(|(k, v)| match v {
+            Value::None => drop_none,
+            _ => matches!(k, Value::Str(k) if is_reasoning_field(k)),
+        }),
+        _ => false,
     };
     if cont.is_none() && !messages.clone().any(needs_alias) {
         // The common case: the caller's messages, read in place.
@@ -477,6 +479,11 @@ fn alias_reasoning<'a>(ctx: &Ctx<'a>, m: Value<'a>, drop_none: bool) -> Value<'a
     Value::Dict(pairs.into_bump_slice())
 }
 
+/// One of [`REASONING_FIELDS`].
+fn is_reasoning_field(key: &str) -> bool {
+    matches!(key, "reasoning_content" | "thinking" | "reasoning")
+}
+
 fn get_field<'a>(v: Value<'a>, key: &str) -> Option<Value<'a>> {
     match v {
         Value::Json(serde_json::Value::Object(o)) => {
@@ -520,4 +527,19 @@ fn cut_after_final_message(out: &mut String, start: usize, final_text: &str) -> 
     };
     out.truncate(cut);
     Ok(())
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    #[test]
+    fn reasoning_field_names() {
+        for k in REASONING_FIELDS {
+            assert!(is_reasoning_field(k));
+        }
+        for k in ["", "content", "reasoning_contents", "Thinking", "think"] {
+            assert!(!is_reasoning_field(k));
+        }
+    }
 }
