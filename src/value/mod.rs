@@ -26,7 +26,14 @@ use crate::error::{Error, ErrorKind, Limit};
 
 /// A template value. 24 bytes, `Copy`; everything it points to lives at least as long as the
 /// render (`'a`): the caller's JSON, the compiled template's constants, or the render arena.
+///
+/// The tag is a whole word (`repr(u64)`) and every payload starts at byte 8. With a one-byte
+/// tag, `Bool`'s payload sat at byte 1, so every copy of a value moved bytes 1-7 with two
+/// overlapping 4-byte loads and stores, and the next read of them could not be forwarded
+/// from the store buffer: a stall of some 15 cycles on most pushes, pops and returns (a
+/// quarter of the render time). A value is now copied as three words.
 #[derive(Clone, Copy)]
+#[repr(u64)]
 pub(crate) enum Value<'a> {
     /// jinja2's `Undefined`, with what was missing for the error message.
     Undefined(Option<&'a UndefInfo<'a>>),
