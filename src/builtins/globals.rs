@@ -166,21 +166,17 @@ fn range<'a>(ctx: &Ctx<'a>, args: &[Value<'a>], kwargs: Kwargs<'_, 'a>) -> VResu
     if matches!(args.len(), 1..=3) && args.iter().any(|a| matches!(a, Value::Big(_))) {
         return big_range(ctx, args);
     }
-    let n: Vec<i128> = args
-        .iter()
-        .map(|a| int_arg(a).map(i128::from))
-        .collect::<Result<_, _>>()?;
-    let (start, stop, step) = match n[..] {
-        [stop] => (0, stop, 1),
-        [start, stop] => (start, stop, 1),
-        [start, stop, step] => (start, stop, step),
-        [] => return Err(err!(Type, "range expected at least 1 argument, got 0")),
-        _ => {
-            return Err(err!(
-                Type,
-                "range expected at most 3 arguments, got {}",
-                n.len()
-            ))
+    let int = |i: usize| int_arg(&args[i]).map(i128::from);
+    let (start, stop, step) = match args.len() {
+        1 => (0, int(0)?, 1),
+        2 => (int(0)?, int(1)?, 1),
+        3 => (int(0)?, int(1)?, int(2)?),
+        0 => return Err(err!(Type, "range expected at least 1 argument, got 0")),
+        n => {
+            for i in 0..n {
+                int(i)?;
+            }
+            return Err(err!(Type, "range expected at most 3 arguments, got {n}"));
         }
     };
     if step == 0 {
@@ -199,7 +195,11 @@ fn range<'a>(ctx: &Ctx<'a>, args: &[Value<'a>], kwargs: Kwargs<'_, 'a>) -> VResu
             "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000)."
         ));
     }
-    let items = ctx.slice((0..len).map(|i| ctx.int(start + i * step)));
+    // Every item lies between start and stop, so it is an i64; the arithmetic wraps where
+    // only an intermediate product would not fit.
+    let (first, by) = (start as i64, step as i64);
+    let items =
+        ctx.slice((0..len as i64).map(|i| Value::Int(first.wrapping_add(i.wrapping_mul(by)))));
     Ok(ctx.iter(
         IterKind::Range {
             start: start as i64,

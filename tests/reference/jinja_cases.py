@@ -150,6 +150,8 @@ def cases():
         "range(1, 2, 3)", "range(3)|tojson", "range(3) * 3", "range(3)|length", "range(10)[2:5]", "range(10)[-1]",
         "range(3) == range(3)", "2 in range(3)", "range(0, 1, 0)|list", "range('a')", "range(3)|string", "range(3)|reverse|list",
         "range(2**40, 2**40 + 2)|list", "range(-3)|list", "range(3)[5]",
+        "range(0 - 2**62, 2**62, 2**61)|list", "range(2**62, 0 - 2**62, 0 - 2**61)|list", "range(9, -9, -4)|list", "range(0 - 2**63, 2**63 - 1, 2**62)|list",
+        "range(1, 2, 3, 4)", "range('a', 2, 3, 4)",
     ])
     exprs("global/dict", ["dict(a=1, b=2)", "dict()", "dict(d, z=9)", "dict([('k', 'v')])", "dict(a=1)|tojson", "dict(1)"])
     exprs("global/namespace", ["namespace(a=1).a", "namespace()", "namespace(d).b", "namespace(a=1, b=[1])", "namespace(a=1)|tojson"])
