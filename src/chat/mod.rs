@@ -447,32 +447,58 @@ fn alias_reasoning<'a>(ctx: &Ctx<'a>, m: Value<'a>, drop_none: bool) -> Value<'a
     ) {
         return m;
     }
-    let reasoning = REASONING_FIELDS
-        .iter()
-        .find_map(|k| get_field(m, k).filter(|v| !matches!(v, Value::None)));
     let fields = dict_pairs(ctx, m);
+    // The first non-null field of REASONING_FIELDS, in that order of preference: one pass.
+    let mut reasoning: Option<(usize, Value<'a>)> = None;
+    for (k, v) in fields {
+        if let (Value::Str(k), false) = (k, matches!(v, Value::None)) {
+            if let Some(rank) = REASONING_FIELDS.iter().position(|f| f == k) {
+                if reasoning.map_or(true, |(best, _)| rank < best) {
+                    reasoning = Some((rank, *v));
+                }
+            }
+        }
+    }
     let keep = |v: &Value<'a>| !(drop_none && matches!(v, Value::None));
     // Built in the arena, where the dict stays.
     let mut pairs = bumpalo::collections::Vec::with_capacity_in(fields.len() + 2, ctx.arena);
-    if drop_none && reasoning.is_none() {
-        pairs.extend(fields.iter().copied().filter(|(_, v)| keep(v)));
-        return Value::Dict(pairs.into_bump_slice());
-    }
-    let reasoning = reasoning.unwrap_or(Value::None);
+    let Some((_, reasoning)) = reasoning else {
+        if drop_none {
+            pairs.extend(fields.iter().copied().filter(|(_, v)| keep(v)));
+            return Value::Dict(pairs.into_bump_slice());
+        }
+        return alias_fields(pairs, fields, Value::None, keep);
+    };
+    alias_fields(pairs, fields, reasoning, keep)
+}
+
+/// `{"thinking": reasoning, **fields, "reasoning_content": reasoning}` into `pairs`, the
+/// fields `keep` refuses left out. The fields' keys are unique (they come from one dict), so
+/// only `thinking` and `reasoning_content` can meet a key already there.
+fn alias_fields<'a>(
+    mut pairs: bumpalo::collections::Vec<'a, (Value<'a>, Value<'a>)>,
+    fields: &[(Value<'a>, Value<'a>)],
+    reasoning: Value<'a>,
+    keep: impl Fn(&Value<'a>) -> bool,
+) -> Value<'a> {
     pairs.push((Value::Str("thinking"), reasoning));
+    let mut content_at = None;
     for &(k, v) in fields.iter().filter(|(_, v)| keep(v)) {
-        match pairs
-            .iter_mut()
-            .find(|(pk, _)| crate::value::ops::eq(pk, &k))
-        {
-            Some(p) => p.1 = v,
-            None => pairs.push((k, v)),
+        match k {
+            Value::Str("thinking") | Value::Markup("thinking") => {
+                if let Some(first) = pairs.first_mut() {
+                    first.1 = v;
+                }
+            }
+            _ => {
+                if matches!(k, Value::Str("reasoning_content")) {
+                    content_at = Some(pairs.len());
+                }
+                pairs.push((k, v));
+            }
         }
     }
-    match pairs
-        .iter_mut()
-        .find(|(pk, _)| matches!(pk, Value::Str("reasoning_content")))
-    {
+    match content_at.and_then(|i| pairs.get_mut(i)) {
         Some(p) => p.1 = reasoning,
         None => pairs.push((Value::Str("reasoning_content"), reasoning)),
     }
