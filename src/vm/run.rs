@@ -909,12 +909,33 @@ fn key_read<'a>(
     item: bool,
 ) -> VResult<'a> {
     let name: &'a str = &prog.strs[key as usize];
-    if let Value::Json(serde_json::Value::Object(o)) = obj {
-        if let Some(j) = ops::json_get(o, name) {
-            return Ok(Value::from_json_in(j, ctx));
+    match obj {
+        Value::Json(serde_json::Value::Object(o)) => {
+            if let Some(j) = ops::json_get(o, name) {
+                return Ok(Value::from_json_in(j, ctx));
+            }
         }
+        // A dict built by a language binding from its own objects, by the request
+        // preparation (a message whose reasoning was aliased) or by the template: only a
+        // string key can equal `name`.
+        Value::Dict(d) => {
+            let found = d.iter().find(|(k, _)| match k {
+                Value::Str(k) | Value::Markup(k) => ops::short_eq(k.as_bytes(), name.as_bytes()),
+                _ => false,
+            });
+            if let Some(&(_, v)) = found {
+                return Ok(v);
+            }
+        }
+        _ => return key_read_other(ctx, prog, obj, name, item),
     }
-    key_read_other(ctx, prog, obj, name, item)
+    // A key the dict does not have. `obj.name` (a name no dict attribute has) is undefined;
+    // `obj['name']` may still be an attribute (`d['items']`).
+    if item {
+        key_read_other(ctx, prog, obj, name, item)
+    } else {
+        Ok(ops::missing_attr(ctx, &obj, name))
+    }
 }
 
 /// [`key_read`] of anything but a key present in a JSON object.

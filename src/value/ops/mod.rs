@@ -33,4 +33,4 @@ pub(crate) use num::int_arg;
 pub(crate) use op::{BinOp, CmpOp};
 pub(crate) use seq::{json_get, pairs, short_eq};
 pub(crate) use slice::slice;
-pub(crate) use undefined::undefined_error;
+pub(crate) use undefined::{missing_attr, undefined_error};

@@ -8,7 +8,7 @@ use crate::value::{Callable, Ctx, IterKind, UndefInfo, Value};
 use crate::value::methods::is_dunder;
 
 /// The undefined for a missing attribute `name` of `obj`.
-pub(super) fn missing_attr<'a>(ctx: &Ctx<'a>, obj: &Value<'a>, name: &'a str) -> Value<'a> {
+pub(crate) fn missing_attr<'a>(ctx: &Ctx<'a>, obj: &Value<'a>, name: &'a str) -> Value<'a> {
     Value::Undefined(Some(ctx.arena.alloc(UndefInfo::Attr {
         obj: obj_type_repr(obj),
         name,
