@@ -189,6 +189,26 @@ def test_a_key_that_empties_its_dict_while_read_does_not_crash():
         assert text == repr({"k": "value " * 50 + "end"})
 
 
+def test_a_key_freed_while_converting_is_not_taken_for_a_later_one():
+    # Dict keys are remembered by address while converting (messages repeat them). Python
+    # code run meanwhile (here a pydantic-like `model_dump`) frees a key read before and makes
+    # a new one, which CPython may place at the freed address: each is read as its own text.
+    prefix = "ke"
+    for _ in range(50):
+        first = {prefix + "y1": "a"}
+        later = {"x": "y"}
+
+        class Model:
+            def model_dump(self):
+                first.clear()
+                later[prefix + "y2"] = "b"
+                return "m"
+
+        conv = [{"role": "user", "content": [first, Model(), later]}]
+        (text,), _ = chatcodec.render_jinja_template([conv], chat_template="{{ messages[0].content }}")
+        assert text == "[{'key1': 'a'}, 'm', {'x': 'y', 'key2': 'b'}]"
+
+
 def test_errors_keep_callers_except_clauses():
     jinja2 = need("jinja2")
     with pytest.raises(jinja2.TemplateError, match="^boom$"):
