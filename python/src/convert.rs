@@ -21,7 +21,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use chatcodec::chat::{Builder, Val};
+use chatcodec::chat::{Builder, Pairs, Val};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -208,8 +208,10 @@ impl<'py> Keep<'py> {
         self.str_len(b, s).map(|(v, _)| v)
     }
 
-    /// [`Keep::str`] and the length of the text in bytes.
-    #[inline]
+    /// [`Keep::str`] and the length of the text in bytes. Inlined into the loops, so that the
+    /// value stays in registers (returned through memory, it is stored in one width and read
+    /// back in another, which stalls the CPU on every string).
+    #[inline(always)]
     fn str_len<'a, 's>(
         &'s self,
         b: &Builder<'a, 's>,
@@ -222,12 +224,7 @@ impl<'py> Keep<'py> {
             if text.len() <= BORROW_MIN {
                 return Ok((b.str_copy(text), text.len()));
             }
-            // SAFETY: `utf8` returns the object's own UTF-8 buffer, which lives as long as the
-            // object; `self` holds a reference to the object (pushed here, released only when
-            // `self` drops, which the borrow `'s` outlives), and a `str` never changes.
-            let text: &'s str = unsafe { &*(text as *const str) };
-            self.strs.borrow_mut().push(s.clone());
-            Ok((b.str(text), text.len()))
+            Ok((self.borrow(b, s, text), text.len()))
         }
         #[cfg(windows)]
         {
@@ -235,6 +232,24 @@ impl<'py> Keep<'py> {
             self.count(text.len());
             Ok((b.str_copy(&text), text.len()))
         }
+    }
+
+    /// A long string borrowed in place: `text`, the UTF-8 buffer of `s`.
+    #[cfg(not(windows))]
+    #[cold]
+    #[inline(never)]
+    fn borrow<'a, 's>(
+        &'s self,
+        b: &Builder<'a, 's>,
+        s: &Bound<'py, PyString>,
+        text: &str,
+    ) -> Val<'a> {
+        // SAFETY: `text` is the object's own UTF-8 buffer (from `utf8`), which lives as long
+        // as the object; `self` holds a reference to the object (pushed here, released only
+        // when `self` drops, which the borrow `'s` outlives), and a `str` never changes.
+        let text: &'s str = unsafe { &*(text as *const str) };
+        self.strs.borrow_mut().push(s.clone());
+        b.str(text)
     }
 }
 
@@ -281,7 +296,7 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
     }
 
     /// A dict key that is an exact `str`, found among the keys read last when it can be.
-    #[inline]
+    #[inline(always)]
     fn key(&mut self, k: &Bound<'py, PyString>) -> PyResult<Val<'a>> {
         if self.foreign > 0 {
             return self.str(k);
@@ -515,8 +530,7 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
                     pyo3::Borrowed::from_ptr(py, v),
                 )
             };
-            let (key, value) = self.pair(&key, &value)?;
-            out.push(key, value);
+            self.pair(&key, &value, &mut out)?;
         }
         Ok(out.dict())
     }
@@ -528,18 +542,19 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
         let mut out = self.b.pairs(0);
         for item in iter {
             let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item?.extract()?;
-            let (key, value) = self.pair(&k, &v)?;
-            out.push(key, value);
+            self.pair(&k, &v, &mut out)?;
         }
         Ok(out.dict())
     }
 
-    #[inline]
+    /// Converts a key and its value into `out`.
+    #[inline(always)]
     fn pair(
         &mut self,
         k: &Bound<'py, PyAny>,
         v: &Bound<'py, PyAny>,
-    ) -> Result<(Val<'a>, Val<'a>), ConvError> {
+        out: &mut Pairs<'a>,
+    ) -> Result<(), ConvError> {
         if k.is_exact_instance_of::<PyString>() {
             // Reading an exact `str` runs no Python code: `v` is still in the dict.
             // SAFETY: checked just above.
@@ -551,14 +566,16 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
             } else {
                 self.convert(v).at(|| Step::Key(key_text(None, key)))?
             };
-            return Ok((key, value));
+            out.push(key, value);
+            return Ok(());
         }
         // Converting any other key may run Python code that changes the dict: hold both
         // (the key is also shown by its repr in an error path).
         let (k, v) = (k.clone(), v.clone());
         let key = self.convert(&k)?;
         let value = self.convert(&v).at(|| Step::Key(key_text(Some(&k), key)))?;
-        Ok((key, value))
+        out.push(key, value);
+        Ok(())
     }
 
     /// An int of any size (an `int` subclass as its value).

@@ -183,6 +183,7 @@ pub(crate) fn check_documents(documents: Option<&Bound<'_, PyAny>>) -> PyResult<
 /// A request from its converted messages and the other arguments of a render, already
 /// checked as transformers checks them (`tool_schemas`, `check_documents`, `continue_field`).
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub(crate) fn built_request<'a, 'py>(
     conv: &mut Converter<'a, '_, 'py>,
     messages: Val<'a>,

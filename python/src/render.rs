@@ -240,15 +240,22 @@ fn render<'py>(py: Python<'py>, args: &Args<'py>) -> PyResult<Bound<'py, PyAny>>
     check_documents(documents)?;
     let continue_final_message = continue_field(continue_final_message)?;
 
-    let items: SmallVec<[Bound<'py, PyAny>; 4]> = match conversations.cast_exact::<PyList>() {
-        Ok(list) => list.iter().collect(),
+    let items: SmallVec<[Bound<'py, PyAny>; 1]> = match conversations.cast_exact::<PyList>() {
+        Ok(list) => {
+            // By index (nothing in this loop runs Python code).
+            let mut items = SmallVec::with_capacity(list.len());
+            for i in 0..list.len() {
+                items.push(list.get_item(i)?);
+            }
+            items
+        }
         Err(_) => conversations.try_iter()?.collect::<PyResult<_>>()?,
     };
     let keep = Keep::new();
     let t = &*template;
     let results = chat::with_builder(|b| {
         let mut conv = Converter::new(b, &keep);
-        let mut chats: SmallVec<[Val; 4]> = SmallVec::with_capacity(items.len());
+        let mut chats: SmallVec<[Val; 1]> = SmallVec::with_capacity(items.len());
         for (i, chat) in items.iter().enumerate() {
             // A Conversation object (anything but a list or tuple with `.messages`) is read
             // through its messages, as transformers does.
@@ -280,7 +287,7 @@ fn render<'py>(py: Python<'py>, args: &Args<'py>) -> PyResult<Bound<'py, PyAny>>
             let (b, mut request, chats) = job.into_inner();
             // All prompts are written one after another into one buffer: (start, end, spans).
             let mut buf = take_out();
-            let mut parts: SmallVec<[_; 4]> = SmallVec::with_capacity(chats.len());
+            let mut parts: SmallVec<[_; 1]> = SmallVec::with_capacity(chats.len());
             for chat in chats {
                 request.messages = chat;
                 let start = buf.len();
