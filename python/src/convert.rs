@@ -267,7 +267,8 @@ const KEYS: usize = 8;
 /// Python code last ran are in dicts that nothing has changed since. So the remembered keys
 /// are forgotten after anything that may run Python code (everything
 /// [`Converter::convert_other`] does, the slow path of ints, releasing a container, which
-/// may free it), and none are remembered while such code is on the stack.
+/// may free it), and none are remembered while such code is on the stack. A caller that runs
+/// Python code of its own between two conversions calls [`Converter::forget_keys`].
 pub(crate) struct Converter<'a, 's, 'py> {
     b: &'a Builder<'a, 's>,
     keep: &'s Keep<'py>,
@@ -312,6 +313,11 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
             self.nkeys += 1;
         }
         Ok(v)
+    }
+
+    /// Forgets the keys read so far: for a caller that ran Python code since.
+    pub(crate) fn forget_keys(&mut self) {
+        self.nkeys = 0;
     }
 
     /// Runs `f`, which may run Python code: no key is remembered while it runs, and those

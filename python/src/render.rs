@@ -259,16 +259,16 @@ fn render<'py>(py: Python<'py>, args: &Args<'py>) -> PyResult<Bound<'py, PyAny>>
         let mut chats: SmallVec<[Val; 1]> = SmallVec::with_capacity(items.len());
         for (i, chat) in items.iter().enumerate() {
             // A Conversation object (anything but a list or tuple with `.messages`) is read
-            // through its messages, as transformers does.
+            // through its messages, when its turn comes, as transformers does.
             let chat = if chat.is_exact_instance_of::<PyList>()
                 || chat.is_exact_instance_of::<PyTuple>()
             {
                 chat.clone()
             } else {
-                match chat.getattr(pyo3::intern!(py, "messages")) {
-                    Ok(m) => m,
-                    Err(_) => chat.clone(),
-                }
+                let m = chat.getattr(pyo3::intern!(py, "messages"));
+                // That ran Python code.
+                conv.forget_keys();
+                m.unwrap_or_else(|_| chat.clone())
             };
             chats.push(messages(&mut conv, &chat, || {
                 format!("conversations[{i}]")
