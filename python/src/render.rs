@@ -206,8 +206,9 @@ impl<'py> Args<'py> {
         })
     }
 
-    fn get(&self, name: usize) -> Option<&Bound<'py, PyAny>> {
-        self.params[name].as_ref()
+    /// Parameter `i` of [`PARAMS`], when given.
+    fn get(&self, i: usize) -> Option<&Bound<'py, PyAny>> {
+        self.params[i].as_ref()
     }
 }
 
@@ -266,9 +267,10 @@ fn render<'py>(py: Python<'py>, args: &Args<'py>) -> PyResult<Bound<'py, PyAny>>
                 chat.clone()
             } else {
                 let m = chat.getattr(pyo3::intern!(py, "messages"));
-                // That ran Python code.
+                let m = m.unwrap_or_else(|_| chat.clone());
+                // That ran Python code (the attribute, the error dropped).
                 conv.forget_keys();
-                m.unwrap_or_else(|_| chat.clone())
+                m
             };
             chats.push(messages(&mut conv, &chat, || {
                 format!("conversations[{i}]")
