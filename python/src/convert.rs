@@ -266,8 +266,9 @@ const KEYS: usize = 8;
 /// string lives, which is certain only while no Python code runs: the keys found since
 /// Python code last ran are in dicts that nothing has changed since. So the remembered keys
 /// are forgotten after anything that may run Python code (everything
-/// [`Converter::convert_other`] does, the slow path of ints, releasing a container, which
-/// may free it), and none are remembered while such code is on the stack. A caller that runs
+/// [`Converter::convert_other`] does, the slow path of ints, releasing a container or a
+/// key held while such code ran, which may free it), and none are remembered while such code
+/// is on the stack. A caller that runs
 /// Python code of its own between two conversions calls [`Converter::forget_keys`].
 pub(crate) struct Converter<'a, 's, 'py> {
     b: &'a Builder<'a, 's>,
@@ -577,10 +578,17 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
         }
         // Converting any other key may run Python code that changes the dict: hold both
         // (the key is also shown by its repr in an error path).
-        let (k, v) = (k.clone(), v.clone());
-        let key = self.convert(&k)?;
-        let value = self.convert(&v).at(|| Step::Key(key_text(Some(&k), key)))?;
-        out.push(key, value);
+        let runs = self.foreign_runs;
+        {
+            let (k, v) = (k.clone(), v.clone());
+            let key = self.convert(&k)?;
+            let value = self.convert(&v).at(|| Step::Key(key_text(Some(&k), key)))?;
+            out.push(key, value);
+        }
+        if self.foreign_runs != runs {
+            // Releasing them may have freed them (and run their `__del__`).
+            self.nkeys = 0;
+        }
         Ok(())
     }
 
