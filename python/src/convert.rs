@@ -21,7 +21,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use chatcodec::chat::{Builder, Val};
+use chatcodec::chat::{Builder, Pairs, Val};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -102,6 +102,7 @@ trait At<T> {
 }
 
 impl<T> At<T> for Result<T, ConvError> {
+    #[inline]
     fn at(self, step: impl FnOnce() -> Step) -> Result<T, ConvError> {
         self.map_err(|mut e| {
             e.0.path.push(step());
@@ -190,6 +191,12 @@ impl<'py> Keep<'py> {
         }
     }
 
+    /// Counts `n` more bytes of text read.
+    #[inline]
+    fn count(&self, n: usize) {
+        self.bytes.set(self.bytes.get() + n);
+    }
+
     /// The text of a `str` (or a subclass's base value) as a template string: copied into
     /// the arena when short, else borrowed for as long as `self`.
     #[inline]
@@ -198,36 +205,83 @@ impl<'py> Keep<'py> {
         b: &Builder<'a, 's>,
         s: &Bound<'py, PyString>,
     ) -> PyResult<Val<'a>> {
+        self.str_len(b, s).map(|(v, _)| v)
+    }
+
+    /// [`Keep::str`] and the length of the text in bytes. Inlined into the loops, so that the
+    /// value stays in registers (returned through memory, it is stored in one width and read
+    /// back in another, which stalls the CPU on every string).
+    #[inline(always)]
+    fn str_len<'a, 's>(
+        &'s self,
+        b: &Builder<'a, 's>,
+        s: &Bound<'py, PyString>,
+    ) -> PyResult<(Val<'a>, usize)> {
         #[cfg(not(windows))]
         {
             let text = utf8(s)?;
-            self.bytes.set(self.bytes.get() + text.len());
+            self.count(text.len());
             if text.len() <= BORROW_MIN {
-                return Ok(b.str_copy(text));
+                return Ok((b.str_copy(text), text.len()));
             }
-            // SAFETY: `utf8` returns the object's own UTF-8 buffer, which lives as long as the
-            // object; `self` holds a reference to the object (pushed here, released only when
-            // `self` drops, which the borrow `'s` outlives), and a `str` never changes.
-            let text: &'s str = unsafe { &*(text as *const str) };
-            self.strs.borrow_mut().push(s.clone());
-            Ok(b.str(text))
+            Ok((self.borrow(b, s, text), text.len()))
         }
         #[cfg(windows)]
         {
             let text = s.to_cow()?;
-            self.bytes.set(self.bytes.get() + text.len());
-            Ok(b.str_copy(&text))
+            self.count(text.len());
+            Ok((b.str_copy(&text), text.len()))
         }
+    }
+
+    /// A long string borrowed in place: `text`, the UTF-8 buffer of `s`.
+    #[cfg(not(windows))]
+    #[cold]
+    #[inline(never)]
+    fn borrow<'a, 's>(
+        &'s self,
+        b: &Builder<'a, 's>,
+        s: &Bound<'py, PyString>,
+        text: &str,
+    ) -> Val<'a> {
+        // SAFETY: `text` is the object's own UTF-8 buffer (from `utf8`), which lives as long
+        // as the object; `self` holds a reference to the object (pushed here, released only
+        // when `self` drops, which the borrow `'s` outlives), and a `str` never changes.
+        let text: &'s str = unsafe { &*(text as *const str) };
+        self.strs.borrow_mut().push(s.clone());
+        b.str(text)
     }
 }
 
+/// How many dict keys [`Converter`] remembers.
+const KEYS: usize = 8;
+
 /// The converter: the builder the values are made with, where the borrowed strings are kept,
-/// and the containers on the current path (to see cycles).
+/// the containers on the current path (to see cycles), and the dict keys read last.
+///
+/// The same few keys (`role`, `content`, ...) come back in every message, most often as the
+/// same `str` object (interned by Python when written in source code, shared by `json.loads`
+/// within a document): a key already read is found by its address, without asking CPython
+/// for its text again or copying it. An address names the same string only while that
+/// string lives, which is certain only while no Python code runs: the keys found since
+/// Python code last ran are in dicts that nothing has changed since. So the remembered keys
+/// are forgotten after anything that may run Python code (everything
+/// [`Converter::convert_other`] does, the slow path of ints, releasing a container or a
+/// key held while such code ran, which may free it), and none are remembered while such code
+/// is on the stack. A caller that runs
+/// Python code of its own between two conversions calls [`Converter::forget_keys`].
 pub(crate) struct Converter<'a, 's, 'py> {
     b: &'a Builder<'a, 's>,
     keep: &'s Keep<'py>,
     /// Inline up to a depth that ordinary requests do not reach (no allocation per call).
     stack: SmallVec<[usize; 16]>,
+    /// Keys by address: (address, value, length in bytes); the first `nkeys` are valid.
+    keys: [(usize, Val<'a>, usize); KEYS],
+    nkeys: usize,
+    /// How many conversions that may run Python code are under way.
+    foreign: usize,
+    /// How many have been made so far.
+    foreign_runs: usize,
 }
 
 impl<'a, 's, 'py> Converter<'a, 's, 'py> {
@@ -236,7 +290,46 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
             b,
             keep,
             stack: SmallVec::new(),
+            keys: [(0, Val::none(), 0); KEYS],
+            nkeys: 0,
+            foreign: 0,
+            foreign_runs: 0,
         }
+    }
+
+    /// A dict key that is an exact `str`, found among the keys read last when it can be.
+    #[inline(always)]
+    fn key(&mut self, k: &Bound<'py, PyString>) -> PyResult<Val<'a>> {
+        if self.foreign > 0 {
+            return self.str(k);
+        }
+        let id = k.as_ptr() as usize;
+        if let Some(&(_, v, len)) = self.keys[..self.nkeys].iter().find(|e| e.0 == id) {
+            self.keep.count(len);
+            return Ok(v);
+        }
+        let (v, len) = self.keep.str_len(self.b, k)?;
+        if self.nkeys < KEYS {
+            self.keys[self.nkeys] = (id, v, len);
+            self.nkeys += 1;
+        }
+        Ok(v)
+    }
+
+    /// Forgets the keys read so far: for a caller that ran Python code since.
+    pub(crate) fn forget_keys(&mut self) {
+        self.nkeys = 0;
+    }
+
+    /// Runs `f`, which may run Python code: no key is remembered while it runs, and those
+    /// read before are forgotten after.
+    fn foreign<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.foreign += 1;
+        let r = f(self);
+        self.foreign -= 1;
+        self.foreign_runs += 1;
+        self.nkeys = 0;
+        r
     }
 
     /// Converts `obj` (None for an absent argument), errors naming `root` and the path
@@ -293,7 +386,7 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
                 return Ok(Val::float(obj.extract::<f64>()?));
             }
         }
-        self.convert_other(obj)
+        self.foreign(|c| c.convert_other(obj))
     }
 
     /// Everything but the exact JSON types: subclasses, mappings, tuples, numpy scalars,
@@ -374,7 +467,7 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
         obj: &Bound<'py, PyAny>,
         f: impl FnOnce(&mut Self) -> Result<Val<'a>, ConvError>,
     ) -> Result<Val<'a>, ConvError> {
-        let _held = obj.clone();
+        let held = obj.clone();
         let id = obj.as_ptr() as usize;
         if self.stack.contains(&id) {
             return Err(ConvError::new(Failure::Cycle));
@@ -382,9 +475,16 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(ConvError::new(Failure::TooDeep));
         }
+        let runs = self.foreign_runs;
         self.stack.push(id);
         let r = f(self);
         self.stack.pop();
+        drop(held);
+        if self.foreign_runs != runs {
+            // Python code ran inside: releasing the container may have freed it, its keys
+            // and anything its release ran `__del__` methods on.
+            self.nkeys = 0;
+        }
         r
     }
 
@@ -437,8 +537,7 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
                     pyo3::Borrowed::from_ptr(py, v),
                 )
             };
-            let (key, value) = self.pair(&key, &value)?;
-            out.push(key, value);
+            self.pair(&key, &value, &mut out)?;
         }
         Ok(out.dict())
     }
@@ -450,37 +549,73 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
         let mut out = self.b.pairs(0);
         for item in iter {
             let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item?.extract()?;
-            let (key, value) = self.pair(&k, &v)?;
-            out.push(key, value);
+            self.pair(&k, &v, &mut out)?;
         }
         Ok(out.dict())
     }
 
+    /// Converts a key and its value into `out`.
+    #[inline(always)]
     fn pair(
         &mut self,
         k: &Bound<'py, PyAny>,
         v: &Bound<'py, PyAny>,
-    ) -> Result<(Val<'a>, Val<'a>), ConvError> {
+        out: &mut Pairs<'a>,
+    ) -> Result<(), ConvError> {
         if k.is_exact_instance_of::<PyString>() {
             // Reading an exact `str` runs no Python code: `v` is still in the dict.
             // SAFETY: checked just above.
-            let key = self.str(unsafe { k.cast_unchecked::<PyString>() })?;
-            let value = self.convert(v).at(|| Step::Key(key_text(None, key)))?;
-            return Ok((key, value));
+            let key = self.key(unsafe { k.cast_unchecked::<PyString>() })?;
+            // The common value, a `str`, without the call.
+            let value = if v.is_exact_instance_of::<PyString>() {
+                // SAFETY: checked just above.
+                self.str(unsafe { v.cast_unchecked::<PyString>() })?
+            } else {
+                self.convert(v).at(|| Step::Key(key_text(None, key)))?
+            };
+            out.push(key, value);
+            return Ok(());
         }
         // Converting any other key may run Python code that changes the dict: hold both
         // (the key is also shown by its repr in an error path).
-        let (k, v) = (k.clone(), v.clone());
-        let key = self.convert(&k)?;
-        let value = self.convert(&v).at(|| Step::Key(key_text(Some(&k), key)))?;
-        Ok((key, value))
+        let runs = self.foreign_runs;
+        {
+            let (k, v) = (k.clone(), v.clone());
+            let key = self.convert(&k)?;
+            let value = self.convert(&v).at(|| Step::Key(key_text(Some(&k), key)))?;
+            out.push(key, value);
+        }
+        if self.foreign_runs != runs {
+            // Releasing them may have freed them (and run their `__del__`).
+            self.nkeys = 0;
+        }
+        Ok(())
     }
 
     /// An int of any size (an `int` subclass as its value).
-    fn int(&self, obj: &Bound<'_, PyAny>) -> Result<Val<'a>, ConvError> {
-        if let Ok(i) = obj.extract::<i64>() {
+    #[inline]
+    fn int(&mut self, obj: &Bound<'py, PyAny>) -> Result<Val<'a>, ConvError> {
+        let mut overflow: std::os::raw::c_int = 0;
+        // SAFETY: `obj` is a live `int` (or subclass: its value is read, no `__index__` is
+        // called); an int too large sets `overflow` and raises nothing.
+        let i = unsafe { pyo3::ffi::PyLong_AsLongLongAndOverflow(obj.as_ptr(), &mut overflow) };
+        if overflow == 0 {
+            if i == -1 {
+                if let Some(e) = PyErr::take(obj.py()) {
+                    return Err(e.into());
+                }
+            }
             return Ok(Val::int(i));
         }
+        // The calls below make Python objects: the garbage collector may run, and with it
+        // `__del__` methods. Hold the int.
+        let obj = obj.clone();
+        self.foreign(|c| c.big_int(&obj))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn big_int(&self, obj: &Bound<'py, PyAny>) -> Result<Val<'a>, ConvError> {
         let negative = obj.lt(0)?;
         let magnitude = obj.call_method0("__abs__")?;
         let bits: usize = magnitude.call_method0("bit_length")?.extract()?;

@@ -7,12 +7,13 @@ use chatcodec::chat::{self, BuiltRequest, Data, Val};
 use chatcodec::{Error, ErrorKind};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString};
 use smallvec::SmallVec;
 
 mod cache;
 mod convert;
 mod pyjson;
+mod render;
 mod stream;
 mod template;
 
@@ -81,17 +82,25 @@ fn kind_name(d: &Data<'_>) -> &'static str {
 /// The keyword arguments, converted in order.
 pub(crate) fn kwargs_vals<'a, 'py>(
     conv: &mut Converter<'a, '_, 'py>,
-    kwargs: Option<&Bound<'py, PyDict>>,
+    kwargs: &[(Bound<'py, PyString>, Bound<'py, PyAny>)],
 ) -> PyResult<Vec<(&'a str, Val<'a>)>> {
-    let mut out = Vec::new();
-    if let Some(kw) = kwargs {
-        out.reserve(kw.len());
-        for (k, v) in kw.iter() {
-            let k = k.cast::<PyString>()?;
-            let name = convert::text(k)?;
-            let value = conv.value(Some(&v), &name)?;
-            out.push((conv.text(&name), value));
-        }
+    let mut out = Vec::with_capacity(kwargs.len());
+    for (k, v) in kwargs {
+        let name = convert::text(k)?;
+        let value = conv.value(Some(v), &name)?;
+        out.push((conv.text(&name), value));
+    }
+    Ok(out)
+}
+
+/// Keyword arguments by name, in order, each held.
+pub(crate) type KwArgs<'py> = SmallVec<[(Bound<'py, PyString>, Bound<'py, PyAny>); 4]>;
+
+/// A keyword dict's items, in order, each held.
+pub(crate) fn dict_items<'py>(kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<KwArgs<'py>> {
+    let mut out = SmallVec::new();
+    for (k, v) in kwargs.into_iter().flat_map(|d| d.iter()) {
+        out.push((k.cast_into::<PyString>()?, v));
     }
     Ok(out)
 }
@@ -174,6 +183,7 @@ pub(crate) fn check_documents(documents: Option<&Bound<'_, PyAny>>) -> PyResult<
 /// A request from its converted messages and the other arguments of a render, already
 /// checked as transformers checks them (`tool_schemas`, `check_documents`, `continue_field`).
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub(crate) fn built_request<'a, 'py>(
     conv: &mut Converter<'a, '_, 'py>,
     messages: Val<'a>,
@@ -181,7 +191,7 @@ pub(crate) fn built_request<'a, 'py>(
     documents: Option<&Bound<'py, PyAny>>,
     add_generation_prompt: Option<&Bound<'py, PyAny>>,
     continue_final_message: Option<&str>,
-    kwargs: Option<&Bound<'py, PyDict>>,
+    kwargs: &[(Bound<'py, PyString>, Bound<'py, PyAny>)],
 ) -> PyResult<BuiltRequest<'a>> {
     Ok(BuiltRequest {
         messages,
@@ -217,132 +227,6 @@ pub(crate) fn char_spans(text: &str, spans: &[(usize, usize)]) -> Vec<(usize, us
     spans.iter().map(|&(s, e)| (at(s), at(e))).collect()
 }
 
-/// Renders each conversation with `chat_template`, exactly as transformers 5.23's
-/// `transformers.utils.chat_template_utils.render_jinja_template` does.
-///
-/// Returns `(rendered, generation_indices)`: one prompt string per conversation and, with
-/// `return_assistant_tokens_mask`, one list of `(start, end)` string indices per conversation
-/// of the text that `{% generation %}` blocks produced (an empty list otherwise). The indices
-/// never reach past the end of a prompt cut by `continue_final_message`.
-///
-/// Inputs are read as transformers prepares template data: subclasses of str/int/float as
-/// their base values, mappings, tuples, numpy scalars, dataclasses and pydantic models as
-/// plain data, any other object as the placeholder `"<TypeName>"`. A structure that contains
-/// itself raises `ValueError` naming the path (e.g. `conversations[0][2]["content"]`).
-///
-/// Compiled templates are cached by source (the 64 most recently used). Template errors
-/// raise `TemplateError` (a `jinja2.TemplateError` when jinja2 is importable); argument
-/// errors raise `TypeError`/`ValueError` as transformers does. The GIL is released while
-/// rendering a request of 4 kB of text or more.
-#[pyfunction]
-#[pyo3(
-    signature = (conversations, tools=None, documents=None, chat_template=None, return_assistant_tokens_mask=None, continue_final_message=None, add_generation_prompt=None, **kwargs),
-    text_signature = "(conversations, tools=None, documents=None, chat_template=None, return_assistant_tokens_mask=False, continue_final_message=False, add_generation_prompt=False, **kwargs)"
-)]
-#[allow(clippy::too_many_arguments)]
-fn render_jinja_template<'py>(
-    py: Python<'py>,
-    conversations: &Bound<'py, PyAny>,
-    tools: Option<&Bound<'py, PyAny>>,
-    documents: Option<&Bound<'py, PyAny>>,
-    chat_template: Option<&Bound<'py, PyAny>>,
-    return_assistant_tokens_mask: Option<&Bound<'py, PyAny>>,
-    continue_final_message: Option<&Bound<'py, PyAny>>,
-    add_generation_prompt: Option<&Bound<'py, PyAny>>,
-    kwargs: Option<&Bound<'py, PyDict>>,
-) -> PyResult<Bound<'py, PyTuple>> {
-    let source = match chat_template.map(|t| t.cast::<PyString>()) {
-        Some(Ok(s)) => s,
-        other => {
-            let name = match other {
-                Some(Err(_)) => chat_template.map_or(Ok("None".into()), |t| {
-                    t.get_type().name().map(|n| n.to_string())
-                })?,
-                _ => "NoneType".to_string(),
-            };
-            return Err(PyTypeError::new_err(format!(
-                "chat_template must be a string, not {name}"
-            )));
-        }
-    };
-    let template = cache::compiled(source)?.map_err(|e| to_pyerr(py, &e))?;
-    let mask = match return_assistant_tokens_mask {
-        Some(m) => m.is_truthy()?,
-        None => false,
-    };
-    let tools = tool_schemas(tools)?;
-    check_documents(documents)?;
-    let continue_final_message = continue_field(continue_final_message)?;
-
-    let items: SmallVec<[Bound<'py, PyAny>; 4]> = match conversations.cast_exact::<PyList>() {
-        Ok(list) => list.iter().collect(),
-        Err(_) => conversations.try_iter()?.collect::<PyResult<_>>()?,
-    };
-    let keep = Keep::new();
-    let t = &*template;
-    let results = chat::with_builder(|b| {
-        let mut conv = Converter::new(b, &keep);
-        let mut chats: SmallVec<[Val; 4]> = SmallVec::with_capacity(items.len());
-        for (i, chat) in items.iter().enumerate() {
-            // A Conversation object (anything but a list or tuple with `.messages`) is read
-            // through its messages, as transformers does.
-            let chat = if chat.is_exact_instance_of::<PyList>()
-                || chat.is_exact_instance_of::<PyTuple>()
-            {
-                chat.clone()
-            } else {
-                match chat.getattr(pyo3::intern!(py, "messages")) {
-                    Ok(m) => m,
-                    Err(_) => chat.clone(),
-                }
-            };
-            chats.push(messages(&mut conv, &chat, || {
-                format!("conversations[{i}]")
-            })?);
-        }
-        let request = built_request(
-            &mut conv,
-            Val::none(),
-            tools.as_ref(),
-            documents,
-            add_generation_prompt,
-            continue_final_message.as_deref(),
-            kwargs,
-        )?;
-        let job = OnThisThread((b, request, chats));
-        let render = move || {
-            let (b, mut request, chats) = job.into_inner();
-            // All prompts are written one after another into one buffer: (start, end, spans).
-            let mut buf = take_out();
-            let mut parts: SmallVec<[_; 4]> = SmallVec::with_capacity(chats.len());
-            for chat in chats {
-                request.messages = chat;
-                let start = buf.len();
-                let spans = b.render(t, &request, &mut buf)?;
-                let spans = if mask {
-                    char_spans(&buf[start..], &spans)
-                } else {
-                    Vec::new()
-                };
-                parts.push((start, buf.len(), spans));
-            }
-            Ok::<_, Error>((buf, parts))
-        };
-        Ok::<_, PyErr>(keep.render(py, render))
-    })?;
-    let (buf, parts) = results.map_err(|e| to_pyerr(py, &e))?;
-    let texts = PyList::empty(py);
-    let indices = PyList::empty(py);
-    for (start, end, spans) in parts {
-        texts.append(PyString::new(py, &buf[start..end]))?;
-        if mask {
-            indices.append(spans)?;
-        }
-    }
-    give_out(buf);
-    PyTuple::new(py, [texts.into_any(), indices.into_any()])
-}
-
 /// Converts `obj` as template data and back to Python objects: what a template sees (for
 /// tests and debugging; big ints and tuples come back as they are).
 #[pyfunction]
@@ -358,7 +242,7 @@ fn plain_data<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'
 fn _chatcodec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<template::ChatTemplate>()?;
     m.add_class::<stream::StreamParser>()?;
-    m.add_function(wrap_pyfunction!(render_jinja_template, m)?)?;
+    render::add(m)?;
     m.add_function(wrap_pyfunction!(stream::formats, m)?)?;
     m.add_function(wrap_pyfunction!(stream::format_for_template, m)?)?;
     m.add_function(wrap_pyfunction!(plain_data, m)?)?;

@@ -284,7 +284,7 @@ impl ChatTemplate {
             documents,
             add_generation_prompt,
             continue_final_message.as_deref(),
-            kwargs,
+            &crate::dict_items(kwargs)?,
         )
     }
 

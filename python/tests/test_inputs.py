@@ -189,6 +189,50 @@ def test_a_key_that_empties_its_dict_while_read_does_not_crash():
         assert text == repr({"k": "value " * 50 + "end"})
 
 
+def test_a_key_freed_while_converting_is_not_taken_for_a_later_one():
+    # Dict keys are remembered by address while converting (messages repeat them). Python
+    # code run meanwhile (here a pydantic-like `model_dump`) frees a key read before and makes
+    # a new one, which CPython may place at the freed address: each is read as its own text.
+    prefix = "ke"
+    for _ in range(50):
+        first = {prefix + "y1": "a"}
+        later = {"x": "y"}
+
+        class Model:
+            def model_dump(self):
+                first.clear()
+                later[prefix + "y2"] = "b"
+                return "m"
+
+        conv = [{"role": "user", "content": [first, Model(), later]}]
+        (text,), _ = chatcodec.render_jinja_template([conv], chat_template="{{ messages[0].content }}")
+        assert text == "[{'key1': 'a'}, 'm', {'x': 'y', 'key2': 'b'}]"
+
+
+def test_a_key_freed_by_a_conversation_object_is_not_taken_for_a_later_one():
+    # The same between conversations: reading a Conversation object's `messages` runs Python
+    # code, which here frees a key of the conversation before and makes a new one.
+    ctu = need("transformers.utils.chat_template_utils")
+    prefix = "ke"
+
+    def render(fn):
+        first = [{"role": "user", prefix + "y1": "a"}]
+
+        class Conversation:
+            @property
+            def messages(self):
+                first[0].pop(prefix + "y1", None)
+                return [{"role": "user", prefix + "y2": "b"}]
+
+        texts, _ = fn([first, Conversation()], chat_template="{{ messages }}")
+        return texts
+
+    want = ["[{'role': 'user', 'key1': 'a'}]", "[{'role': 'user', 'key2': 'b'}]"]
+    assert render(ctu.render_jinja_template) == want
+    for _ in range(50):
+        assert render(chatcodec.render_jinja_template) == want
+
+
 def test_errors_keep_callers_except_clauses():
     jinja2 = need("jinja2")
     with pytest.raises(jinja2.TemplateError, match="^boom$"):

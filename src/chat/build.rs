@@ -142,16 +142,19 @@ pub struct Items<'a>(bumpalo::collections::Vec<'a, Value<'a>>);
 
 impl<'a> Items<'a> {
     /// Appends an item.
+    #[inline]
     pub fn push(&mut self, v: Val<'a>) {
         self.0.push(v.0);
     }
 
     /// The items as a list.
+    #[inline]
     pub fn list(self) -> Val<'a> {
         Val(Value::List(self.0.into_bump_slice()))
     }
 
     /// The items as a tuple.
+    #[inline]
     pub fn tuple(self) -> Val<'a> {
         Val(Value::Tuple(self.0.into_bump_slice()))
     }
@@ -162,11 +165,13 @@ pub struct Pairs<'a>(bumpalo::collections::Vec<'a, (Value<'a>, Value<'a>)>);
 
 impl<'a> Pairs<'a> {
     /// Appends a key and its value.
+    #[inline]
     pub fn push(&mut self, k: Val<'a>, v: Val<'a>) {
         self.0.push((k.0, v.0));
     }
 
     /// The pairs as a dict.
+    #[inline]
     pub fn dict(self) -> Val<'a> {
         Val(Value::Dict(self.0.into_bump_slice()))
     }
@@ -210,16 +215,19 @@ impl<'a, 's> Builder<'a, 's> {
     }
 
     /// A string borrowed from the caller (it must outlive the builder).
+    #[inline]
     pub fn str(&self, s: &'s str) -> Val<'a> {
         Val(Value::Str(s))
     }
 
     /// A string copied into the arena.
+    #[inline]
     pub fn str_copy(&self, s: &str) -> Val<'a> {
         Val(Value::Str(self.text(s)))
     }
 
     /// Text copied into the arena.
+    #[inline]
     pub fn text(&self, s: &str) -> &'a str {
         self.ctx.arena.alloc_str(s)
     }
@@ -233,6 +241,7 @@ impl<'a, 's> Builder<'a, 's> {
     }
 
     /// An empty list or tuple with room for `capacity` items.
+    #[inline]
     pub fn items(&self, capacity: usize) -> Items<'a> {
         Items(bumpalo::collections::Vec::with_capacity_in(
             capacity,
@@ -241,6 +250,7 @@ impl<'a, 's> Builder<'a, 's> {
     }
 
     /// An empty dict with room for `capacity` pairs.
+    #[inline]
     pub fn pairs(&self, capacity: usize) -> Pairs<'a> {
         Pairs(bumpalo::collections::Vec::with_capacity_in(
             capacity,
