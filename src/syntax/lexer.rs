@@ -226,7 +226,7 @@ impl<'s> Lexer<'s> {
 
     /// Skips a comment; returns the offset after it and its end modifier.
     fn comment(&mut self, tag_at: usize, body: usize) -> Result<(usize, Option<u8>), Error> {
-        let Some(rel) = memchr::memmem::find(&self.src.as_bytes()[body..], b"#}") else {
+        let Some(rel) = find_pair(&self.src.as_bytes()[body..], b'#', b'}') else {
             return Err(err!(Syntax, "missing end of comment tag").with_offset(self.src, tag_at));
         };
         let close = body + rel;
@@ -415,7 +415,7 @@ impl<'s> Lexer<'s> {
         self.out.truncate(n - 3);
         let src = self.src;
         let mut search = body_start;
-        while let Some(rel) = memchr::memmem::find(&src.as_bytes()[search..], b"{%") {
+        while let Some(rel) = find_pair(&src.as_bytes()[search..], b'{', b'%') {
             let at = search + rel;
             let mut i = at + 2;
             let modifier = src.as_bytes().get(i).copied();
@@ -541,17 +541,27 @@ fn logos_one(src: &str, pos: usize) -> Option<(Result<Inner, ()>, usize, usize)>
 }
 
 /// Closes the innermost bracket with `c`, which must be its closer.
+#[inline]
 fn close_bracket(
     closers: &mut smallvec::SmallVec<[u8; 16]>,
     c: u8,
     src: &str,
     at: usize,
 ) -> Result<(), Error> {
+    if closers.last() == Some(&c) {
+        closers.pop();
+        return Ok(());
+    }
+    Err(bracket_error(closers.last().copied(), c, src, at))
+}
+
+/// The error for closer `c` where the innermost open bracket wants `want`.
+#[cold]
+fn bracket_error(want: Option<u8>, c: u8, src: &str, at: usize) -> Error {
     let c = char::from(c);
-    match closers.pop().map(char::from) {
-        Some(want) if want == c => Ok(()),
-        Some(want) => Err(err!(Syntax, "unexpected '{c}', expected '{want}'").with_offset(src, at)),
-        None => Err(err!(Syntax, "unexpected '{c}'").with_offset(src, at)),
+    match want.map(char::from) {
+        Some(want) => err!(Syntax, "unexpected '{c}', expected '{want}'").with_offset(src, at),
+        None => err!(Syntax, "unexpected '{c}'").with_offset(src, at),
     }
 }
 
@@ -562,6 +572,20 @@ fn without_underscores(text: &str) -> std::borrow::Cow<'_, str> {
     } else {
         std::borrow::Cow::Borrowed(text)
     }
+}
+
+/// The offset of the first `a` followed by `b` in `hay` (`memmem` would build a searcher
+/// for the two bytes at every call).
+fn find_pair(hay: &[u8], a: u8, b: u8) -> Option<usize> {
+    let mut from = 0;
+    while let Some(rel) = memchr::memchr(a, &hay[from..]) {
+        let at = from + rel;
+        if hay.get(at + 1) == Some(&b) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// The next tag opener at or after `pos`.

@@ -30,12 +30,16 @@ pub(crate) fn parse<'a>(
         max_depth: max_nesting,
         blocks: Vec::new(),
         in_block: Vec::new(),
+        has_extends: false,
+        stmts: AVec::with_capacity_in(64, arena),
     };
     let (body, _) = p.body(&[])?;
-    let in_blocks = p.blocks.iter().find_map(|b| nested_extends(b.body, false));
-    if let Some(at) = nested_extends(body, true).or(in_blocks) {
-        return Err(err!(Syntax, "cannot use extend from a non top-level scope")
-            .with_offset(src, at.start as usize));
+    if p.has_extends {
+        let in_blocks = p.blocks.iter().find_map(|b| nested_extends(b.body, false));
+        if let Some(at) = nested_extends(body, true).or(in_blocks) {
+            return Err(err!(Syntax, "cannot use extend from a non top-level scope")
+                .with_offset(src, at.start as usize));
+        }
     }
     if p.blocks.is_empty() {
         return Ok(body);
@@ -94,6 +98,12 @@ struct Parser<'a> {
     blocks: Vec<&'a MacroDef<'a>>,
     /// The names of the blocks being parsed, innermost last (`super` inside one).
     in_block: Vec<&'a str>,
+    /// Whether an `{% extends %}` was parsed (only then is its place checked).
+    has_extends: bool,
+    /// The statements of the bodies being parsed, outermost first: a body pushes its
+    /// statements here and copies them to the arena once, when it ends (a list per body
+    /// would regrow, copying its statements each time).
+    stmts: AVec<'a, Stmt<'a>>,
 }
 
 type PResult<T> = Result<T, Error>;
@@ -240,33 +250,33 @@ impl<'a> Parser<'a> {
     /// returned) or the end of input (only when `ends` is empty).
     fn body(&mut self, ends: &[&str]) -> PResult<(&'a [Stmt<'a>], &'a str)> {
         self.enter()?;
-        let mut out = self.vec();
+        let base = self.stmts.len();
         loop {
             let Some(tok) = self.next() else {
                 self.leave();
                 if ends.is_empty() {
-                    return Ok((self.slice(out), ""));
+                    return Ok((self.body_slice(base), ""));
                 }
                 let want = one_of(ends);
                 return Err(err!(Syntax, "unexpected end of template, expected {want}")
                     .with_offset(self.src, self.src.len()));
             };
             match tok.tok {
-                Tok::Data | Tok::Raw => out.push(Stmt::Data(tok.span)),
+                Tok::Data | Tok::Raw => self.stmts.push(Stmt::Data(tok.span)),
                 Tok::VarStart => {
                     let e = *self.tuple(true)?;
                     if !matches!(self.peek(), Some(Tok::VarEnd)) {
                         return self.fail("end of print statement '}}'");
                     }
                     self.pos += 1;
-                    out.push(Stmt::Print(e));
+                    self.stmts.push(Stmt::Print(e));
                 }
                 Tok::BlockStart => {
                     let name_span = self.span();
                     let name = self.expect_name()?;
                     if ends.iter().any(|e| crate::compile::same_name(e, name)) {
                         self.leave();
-                        return Ok((self.slice(out), name));
+                        return Ok((self.body_slice(base), name));
                     }
                     if name.starts_with("end") || matches!(name, "elif" | "else") {
                         let want = if ends.is_empty() {
@@ -277,7 +287,8 @@ impl<'a> Parser<'a> {
                         return Err(err!(Syntax, "unexpected '{name}', expected {want}")
                             .with_offset(self.src, name_span.start as usize));
                     }
-                    out.push(self.statement(name, name_span)?);
+                    let stmt = self.statement(name, name_span)?;
+                    self.stmts.push(stmt);
                 }
                 _ => {
                     return Err(err!(Syntax, "unexpected {}", describe(Some(&tok.tok)))
@@ -285,6 +296,13 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+    }
+
+    /// The statements pushed since `base`, moved to the arena.
+    fn body_slice(&mut self, base: usize) -> &'a [Stmt<'a>] {
+        let body = self.arena.alloc_slice_copy(&self.stmts[base..]);
+        self.stmts.truncate(base);
+        body
     }
 
     fn statement(&mut self, name: &'a str, span: Span) -> PResult<Stmt<'a>> {
@@ -384,6 +402,7 @@ impl<'a> Parser<'a> {
             _ => {}
         }
         self.expect_block_end()?;
+        self.has_extends |= name == "extends";
         Ok(Stmt::NoLoader {
             template,
             span,
