@@ -5,7 +5,9 @@ use smallvec::SmallVec;
 
 use crate::builtins::strfast::StrMeth;
 use crate::compile::instr::{Const, Instr, LoopField, MacroInfo, NONE16};
-use crate::compile::scope::{stored_names, target_names, AVec, NameMap, Scope};
+use crate::compile::scope::{
+    name_bit, same_name, stored_names, target_names, AVec, Name, NameMap, Scope,
+};
 use crate::compile::{Program, StrPool};
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
@@ -51,6 +53,7 @@ pub(super) fn generate<'a>(
         filters: Vec::new(),
         tests: Vec::new(),
         scopes: SmallVec::new(),
+        bound: 0,
         funcs: smallvec::smallvec![Func {
             id: 0,
             next_slot: 0,
@@ -111,13 +114,16 @@ struct Gen<'s, 'a> {
     source: &'s str,
     /// The compile-time arena (the AST's), for scratch lists.
     arena: &'a bumpalo::Bump,
-    strs: NameMap<&'a str, u32>,
-    globals: NameMap<&'a str, u16>,
+    strs: NameMap<Name<'a>, u32>,
+    globals: NameMap<Name<'a>, u16>,
     /// Filters and tests used, by name: at most one per builtin, so a short list.
     filters: Vec<(&'a str, u16)>,
     tests: Vec<(&'a str, u16)>,
     /// Open scopes, functions and loops, innermost last (a few deep: kept inline).
     scopes: SmallVec<[Scope<'a>; 8]>,
+    /// The [`name_bit`]s of every name a scope has bound: a name whose bit is clear is a
+    /// global without a search of the scopes.
+    bound: u64,
     funcs: SmallVec<[Func; 4]>,
     loops: SmallVec<[LoopCtx; 4]>,
     /// Inside an `if`: unknown filters and tests fail only when reached.
@@ -172,7 +178,7 @@ impl<'s, 'a> Gen<'s, 'a> {
         }
         // One probe of the table: found, or inserted where the search ended.
         let pool = &mut self.p.strs;
-        *self.strs.entry(s).or_insert_with(|| pool.push(s))
+        *self.strs.entry(Name(s)).or_insert_with(|| pool.push(s))
     }
 
     fn owned_str(&mut self, s: String) -> u32 {
@@ -181,8 +187,8 @@ impl<'s, 'a> Gen<'s, 'a> {
 
     fn global(&mut self, name: &'a str) -> u16 {
         let globals = &mut self.p.globals;
-        *self.globals.entry(name).or_insert_with(|| {
-            globals.push(name.into());
+        *self.globals.entry(Name(name)).or_insert_with(|| {
+            globals.push(common_global(name).map_or_else(|| name.to_string().into(), Into::into));
             globals.len() as u16 - 1
         })
     }
@@ -240,6 +246,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 });
             };
             f.next_slot = next;
+            self.bound |= name_bit(n);
             slots.push((*n, slot));
         }
         self.scopes.push(Scope::new(func, slots.into_bump_slice()));
@@ -247,6 +254,9 @@ impl<'s, 'a> Gen<'s, 'a> {
     }
 
     fn resolve(&mut self, name: &'a str) -> Resolved {
+        if self.bound & name_bit(name) == 0 {
+            return Resolved::Global(self.global(name));
+        }
         let cur = self.cur_func().id;
         let definer = self.cur_func().definer;
         for scope in self.scopes.iter().rev() {
@@ -1387,6 +1397,54 @@ fn chain_len(e: &Expr<'_>, op: BinOp) -> usize {
         at = a;
     }
     n
+}
+
+/// `name` as a static string when it is one of the globals chat templates commonly read
+/// (the variables of a chat request, the builtins, the names templates assign at the top).
+fn common_global(name: &str) -> Option<&'static str> {
+    const COMMON: [&str; 40] = [
+        "messages",
+        "add_generation_prompt",
+        "bos_token",
+        "eos_token",
+        "tools",
+        "namespace",
+        "raise_exception",
+        "content",
+        "ns",
+        "system_message",
+        "loop_messages",
+        "enable_thinking",
+        "role",
+        "reasoning_content",
+        "strftime_now",
+        "custom_tools",
+        "tools_in_user_message",
+        "render_content",
+        "documents",
+        "tool_call",
+        "range",
+        "index",
+        "date_string",
+        "arguments",
+        "thinking",
+        "function",
+        "first_user_message",
+        "args",
+        "reasoning_effort",
+        "counter",
+        "tool_calls",
+        "user_messages",
+        "dict",
+        "builtin_tools",
+        "tool_choice",
+        "keep_cot",
+        "message",
+        "loop",
+        "cycler",
+        "joiner",
+    ];
+    COMMON.iter().copied().find(|c| same_name(c, name))
 }
 
 fn loop_field(name: &str) -> Option<LoopField> {
