@@ -340,24 +340,24 @@ impl<'s, 'a> Gen<'s, 'a> {
                     };
                     self.emit(Instr::EmitStr(i));
                 } else if self.autoescape {
-                    self.expr(&e)?;
+                    self.expr(e)?;
                     self.mark(e.span);
                     self.emit(Instr::EmitEscaped);
-                } else if let Some((a, b)) = str_pair(&e) {
+                } else if let Some((a, b)) = str_pair(e) {
                     let i = self.p.strs.push_concat(a, b);
                     self.emit(Instr::EmitStr(i));
                 } else if matches!(e.kind, ExprKind::Bin(BinOp::Add, _, _)) {
                     // `{{ a + b + c }}`: strings go straight to the output, no temporary.
-                    let n = self.add_chain(&e)?;
+                    let n = self.add_chain(e)?;
                     self.mark(e.span);
                     self.emit(Instr::EmitAddN(n));
                 } else if matches!(e.kind, ExprKind::Bin(BinOp::Concat, _, _)) {
                     // `{{ a ~ b ~ c }}`: each operand goes straight to the output.
-                    let n = self.op_chain(&e, BinOp::Concat)?;
+                    let n = self.op_chain(e, BinOp::Concat)?;
                     self.mark(e.span);
                     self.emit(Instr::EmitConcatN(n));
                 } else {
-                    self.expr(&e)?;
+                    self.expr(e)?;
                     self.mark(e.span);
                     self.emit(Instr::Emit);
                 }
@@ -402,15 +402,15 @@ impl<'s, 'a> Gen<'s, 'a> {
                 f.span,
             )?,
             Stmt::Set { target, value } => {
-                if let Target::Attr(ns, attr, span) = target {
+                if let Target::Attr(ns, attr, span) = *target {
                     self.load_name(ns);
-                    self.expr(&value)?;
+                    self.expr(value)?;
                     let a = self.str_const(attr);
                     self.mark(span);
                     self.emit(Instr::SetAttr(a));
                 } else {
-                    self.expr(&value)?;
-                    self.store(&target)?;
+                    self.expr(value)?;
+                    self.store(target)?;
                 }
             }
             Stmt::SetBlock {
@@ -430,14 +430,14 @@ impl<'s, 'a> Gen<'s, 'a> {
                     self.emit(Instr::MarkSafe);
                 }
                 if let Some(f) = filter {
-                    self.expr(&f)?;
+                    self.expr(f)?;
                 }
-                if let Target::Attr(_, attr, span) = target {
+                if let Target::Attr(_, attr, span) = *target {
                     let a = self.str_const(attr);
                     self.mark(span);
                     self.emit(Instr::SetAttr(a));
                 } else {
-                    self.store(&target)?;
+                    self.store(target)?;
                 }
             }
             Stmt::Macro(m) => {
@@ -462,7 +462,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 if self.autoescape {
                     self.emit(Instr::MarkSafe);
                 }
-                self.expr(&filter)?;
+                self.expr(filter)?;
                 self.emit(self.emit_instr());
             }
             Stmt::Break(span) | Stmt::Continue(span) => {
@@ -483,7 +483,7 @@ impl<'s, 'a> Gen<'s, 'a> {
             }
             Stmt::NoLoader { template, span, .. } => {
                 // jinja2 evaluates the template name, then asks the (missing) loader.
-                self.expr(&template)?;
+                self.expr(template)?;
                 self.emit(Instr::Pop);
                 let i = self.owned_str("no loader for this environment specified".to_string());
                 self.mark(span);
@@ -494,7 +494,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.block(body)?;
                 self.emit(Instr::GenEnd);
             }
-            Stmt::Autoescape { on, body } => self.autoescape_block(&on, body)?,
+            Stmt::Autoescape { on, body } => self.autoescape_block(on, body)?,
             Stmt::With { assigns, body } => {
                 let mut names = AVec::new_in(self.arena);
                 for (t, _) in assigns {

@@ -234,10 +234,6 @@ impl<'a> Parser<'a> {
         v.into_bump_slice()
     }
 
-    fn expr(&self, kind: ExprKind<'a>, span: Span) -> Expr<'a> {
-        Expr { kind, span }
-    }
-
     /// A node in the arena. Expression parsers return nodes by reference: a reference moves
     /// in a register, where an `Expr` returned by value is copied at every level.
     fn node(&self, kind: ExprKind<'a>, span: Span) -> &'a Expr<'a> {
@@ -264,7 +260,7 @@ impl<'a> Parser<'a> {
             match tok.tok {
                 Tok::Data | Tok::Raw => self.stmts.push(Stmt::Data(tok.span)),
                 Tok::VarStart => {
-                    let e = *self.tuple(true)?;
+                    let e = self.tuple(true)?;
                     if !matches!(self.peek(), Some(Tok::VarEnd)) {
                         return self.fail("end of print statement '}}'");
                     }
@@ -330,7 +326,7 @@ impl<'a> Parser<'a> {
             "with" => self.with_stmt(),
             "block" => self.block_stmt(span),
             "autoescape" => {
-                let on = *self.expression(true)?;
+                let on = self.expression(true)?;
                 self.expect_block_end()?;
                 let (body, _) = self.body(&["endautoescape"])?;
                 self.expect_block_end()?;
@@ -352,7 +348,7 @@ impl<'a> Parser<'a> {
     /// `{% from t import a [as b], ... [with|without context] %}`, in jinja2's grammar. They
     /// load templates, and the environment has no loader: reached, they fail as jinja2's do.
     fn loader_stmt(&mut self, name: &str, span: Span) -> PResult<Stmt<'a>> {
-        let template = *self.expression(true)?;
+        let template = self.expression(true)?;
         match name {
             "include" => {
                 if self.is_name("ignore") && matches!(self.peek_at(1), Some(Tok::Name("missing"))) {
@@ -466,7 +462,7 @@ impl<'a> Parser<'a> {
         let mut branches = self.vec();
         let mut otherwise = None;
         loop {
-            let cond = *self.tuple(true)?;
+            let cond = self.tuple(true)?;
             self.expect_block_end()?;
             let (body, end) = self.body(&["elif", "else", "endif"])?;
             branches.push((cond, body));
@@ -489,14 +485,15 @@ impl<'a> Parser<'a> {
 
     fn set_stmt(&mut self) -> PResult<Stmt<'a>> {
         let target = self.target(true)?;
+        let target = self.alloc(target);
         if self.eat_op(Op::Assign) {
-            let value = *self.tuple(true)?;
+            let value = self.tuple(true)?;
             self.expect_block_end()?;
             return Ok(Stmt::Set { target, value });
         }
         let filter = if self.is_op(Op::Pipe) {
             let hole = self.node(ExprKind::Hole, self.span());
-            Some(*self.filters(hole)?)
+            Some(self.filters(hole)?)
         } else {
             None
         };
@@ -613,10 +610,10 @@ impl<'a> Parser<'a> {
         } else {
             fn_name
         };
-        let callee = self.expr(ExprKind::Name(callee_name), span);
-        let call = self.expr(
+        let callee = self.node(ExprKind::Name(callee_name), span);
+        let call = self.node(
             ExprKind::Call(
-                self.alloc(callee),
+                callee,
                 self.alloc(Args {
                     pos: &[],
                     kw: &[],
@@ -651,7 +648,7 @@ impl<'a> Parser<'a> {
         } else {
             &[]
         };
-        let call = *self.expression(true)?;
+        let call = self.expression(true)?;
         if !matches!(call.kind, ExprKind::Call(..)) {
             return Err(err!(Syntax, "expected a call after 'call'")
                 .with_offset(self.src, call.span.start as usize));
@@ -672,7 +669,7 @@ impl<'a> Parser<'a> {
 
     fn filter_stmt(&mut self) -> PResult<Stmt<'a>> {
         let hole = self.node(ExprKind::Hole, self.span());
-        let filter = *self.filter_chain(hole, true)?;
+        let filter = self.filter_chain(hole, true)?;
         self.expect_block_end()?;
         let (body, _) = self.body(&["endfilter"])?;
         self.expect_block_end()?;
