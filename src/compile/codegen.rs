@@ -14,6 +14,9 @@ use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target,
 use crate::syntax::{IntLit, Span};
 use crate::value::ops::{BinOp, CmpOp};
 
+/// How many global names are searched in order before they are indexed.
+const GLOBALS_SEARCHED: usize = 16;
+
 /// Names a template cannot spell, bound by recursive loops: the loop's function (in the
 /// enclosing scope), its two parameters, and a mark in the loop's own scope.
 const REC_FUNC: &str = "loop()";
@@ -34,9 +37,10 @@ pub(super) fn generate<'a>(
             code: Vec::with_capacity(source.len() / 6 + 16),
             consts: Vec::new(),
             strs: StrPool::with_capacity(source.len() / 4),
-            globals: Vec::new(),
-            filters: Vec::new(),
-            tests: Vec::new(),
+            // Room for the names, filters and tests of most templates without regrowing.
+            globals: Vec::with_capacity(16),
+            filters: Vec::with_capacity(8),
+            tests: Vec::with_capacity(4),
             kwnames: Vec::new(),
             macros: Vec::new(),
             root_slots: 0,
@@ -49,9 +53,10 @@ pub(super) fn generate<'a>(
             (source.len() / 48).clamp(16, 4096),
             <_>::default(),
         ),
-        globals: NameMap::with_capacity_and_hasher(16, <_>::default()),
-        filters: Vec::new(),
-        tests: Vec::new(),
+        globals: NameMap::default(),
+        global_list: SmallVec::new(),
+        filters: SmallVec::new(),
+        tests: SmallVec::new(),
         scopes: SmallVec::new(),
         bound: 0,
         funcs: smallvec::smallvec![Func {
@@ -115,10 +120,13 @@ struct Gen<'s, 'a> {
     /// The compile-time arena (the AST's), for scratch lists.
     arena: &'a bumpalo::Bump,
     strs: NameMap<Name<'a>, u32>,
+    /// The global names by index while there are few ([`GLOBALS_SEARCHED`]), searched in
+    /// order; past that, `globals` indexes them all.
+    global_list: SmallVec<[&'a str; GLOBALS_SEARCHED]>,
     globals: NameMap<Name<'a>, u16>,
     /// Filters and tests used, by name: at most one per builtin, so a short list.
-    filters: Vec<(&'a str, u16)>,
-    tests: Vec<(&'a str, u16)>,
+    filters: SmallVec<[(&'a str, u16); 8]>,
+    tests: SmallVec<[(&'a str, u16); 8]>,
     /// Open scopes, functions and loops, innermost last (a few deep: kept inline).
     scopes: SmallVec<[Scope<'a>; 8]>,
     /// The [`name_bit`]s of every name a scope has bound: a name whose bit is clear is a
@@ -186,6 +194,22 @@ impl<'s, 'a> Gen<'s, 'a> {
     }
 
     fn global(&mut self, name: &'a str) -> u16 {
+        if self.globals.is_empty() {
+            // Few names: a search in order costs less than hashing the name.
+            if let Some(i) = self.global_list.iter().position(|g| same_name(g, name)) {
+                return i as u16;
+            }
+            if self.global_list.len() < GLOBALS_SEARCHED {
+                self.global_list.push(name);
+                let globals = &mut self.p.globals;
+                globals
+                    .push(common_global(name).map_or_else(|| name.to_string().into(), Into::into));
+                return globals.len() as u16 - 1;
+            }
+            for (i, g) in self.global_list.iter().enumerate() {
+                self.globals.insert(Name(g), i as u16);
+            }
+        }
         let globals = &mut self.p.globals;
         *self.globals.entry(Name(name)).or_insert_with(|| {
             globals.push(common_global(name).map_or_else(|| name.to_string().into(), Into::into));
@@ -1341,12 +1365,12 @@ impl<'s, 'a> Gen<'s, 'a> {
 
 /// The index of builtin `name` in the program's table `list`, adding it on first use.
 fn intern<'a, F>(
-    index: &mut Vec<(&'a str, u16)>,
+    index: &mut SmallVec<[(&'a str, u16); 8]>,
     list: &mut Vec<F>,
     name: &'a str,
     func: F,
 ) -> u16 {
-    if let Some((_, i)) = index.iter().find(|(n, _)| *n == name) {
+    if let Some((_, i)) = index.iter().find(|(n, _)| same_name(n, name)) {
         return *i;
     }
     list.push(func);

@@ -109,31 +109,32 @@ pub(crate) fn normalize(source: &str) -> String {
 }
 
 /// Tokenizes normalized `src`; decoded string literals go to `arena`.
-pub(crate) fn tokenize<'s>(
-    src: &'s str,
-    arena: &'s bumpalo::Bump,
-) -> Result<Vec<Token<'s>>, Error> {
+pub(crate) fn tokenize<'s>(src: &'s str, arena: &'s bumpalo::Bump) -> Result<Tokens<'s>, Error> {
     Lexer {
         src,
         arena,
         // About one token per 5 bytes in chat templates: room for most without regrowing.
-        out: Vec::with_capacity(src.len() / 4 + 16),
+        // In the arena: no heap allocation, and the memory is reused from compile to compile.
+        out: Tokens::with_capacity_in(src.len() / 4 + 16, arena),
         closers: smallvec::SmallVec::new(),
     }
     .run()
 }
 
+/// The tokens of a template, in the compile arena.
+pub(crate) type Tokens<'s> = bumpalo::collections::Vec<'s, Token<'s>>;
+
 struct Lexer<'s> {
     src: &'s str,
     arena: &'s bumpalo::Bump,
-    out: Vec<Token<'s>>,
+    out: Tokens<'s>,
     /// The closers of the brackets open in the current tag, innermost last (inline: brackets
     /// rarely nest deeper than a few levels).
     closers: smallvec::SmallVec<[u8; 16]>,
 }
 
 impl<'s> Lexer<'s> {
-    fn run(mut self) -> Result<Vec<Token<'s>>, Error> {
+    fn run(mut self) -> Result<Tokens<'s>, Error> {
         let src = self.src;
         let bytes = src.as_bytes();
         let mut pos = 0;
@@ -267,7 +268,8 @@ impl<'s> Lexer<'s> {
             let tok = match t {
                 Ok(Inner::Name) => Tok::Name(&src[s..e]),
                 Ok(Inner::Op) => {
-                    let Some(op) = Op::from_text(&src[s..e]) else {
+                    let second = if e - s == 2 { src.as_bytes()[s + 1] } else { 0 };
+                    let Some(op) = Op::from_bytes(src.as_bytes()[s], second) else {
                         return Err(err!(Syntax, "unexpected {:?}", &src[s..e]).with_offset(src, s));
                     };
                     match op {
@@ -727,34 +729,35 @@ impl Op {
         }
     }
 
-    /// The operator written as `text`.
-    fn from_text(text: &str) -> Option<Op> {
-        Some(match text.as_bytes() {
-            b"**" => Op::Pow,
-            b"//" => Op::FloorDiv,
-            b"==" => Op::Eq,
-            b"!=" => Op::Ne,
-            b"<=" => Op::Le,
-            b">=" => Op::Ge,
-            b"-" => Op::Sub,
-            b"+" => Op::Add,
-            b"*" => Op::Mul,
-            b"/" => Op::Div,
-            b"%" => Op::Mod,
-            b"~" => Op::Tilde,
-            b"<" => Op::Lt,
-            b">" => Op::Gt,
-            b"=" => Op::Assign,
-            b"(" => Op::LParen,
-            b")" => Op::RParen,
-            b"[" => Op::LBracket,
-            b"]" => Op::RBracket,
-            b"{" => Op::LBrace,
-            b"}" => Op::RBrace,
-            b"." => Op::Dot,
-            b"," => Op::Comma,
-            b":" => Op::Colon,
-            b"|" => Op::Pipe,
+    /// The operator written as `first` then `second` (0 for a one-byte operator).
+    #[inline]
+    fn from_bytes(first: u8, second: u8) -> Option<Op> {
+        Some(match (first, second) {
+            (b'*', b'*') => Op::Pow,
+            (b'/', b'/') => Op::FloorDiv,
+            (b'=', b'=') => Op::Eq,
+            (b'!', b'=') => Op::Ne,
+            (b'<', b'=') => Op::Le,
+            (b'>', b'=') => Op::Ge,
+            (b'-', 0) => Op::Sub,
+            (b'+', 0) => Op::Add,
+            (b'*', 0) => Op::Mul,
+            (b'/', 0) => Op::Div,
+            (b'%', 0) => Op::Mod,
+            (b'~', 0) => Op::Tilde,
+            (b'<', 0) => Op::Lt,
+            (b'>', 0) => Op::Gt,
+            (b'=', 0) => Op::Assign,
+            (b'(', 0) => Op::LParen,
+            (b')', 0) => Op::RParen,
+            (b'[', 0) => Op::LBracket,
+            (b']', 0) => Op::RBracket,
+            (b'{', 0) => Op::LBrace,
+            (b'}', 0) => Op::RBrace,
+            (b'.', 0) => Op::Dot,
+            (b',', 0) => Op::Comma,
+            (b':', 0) => Op::Colon,
+            (b'|', 0) => Op::Pipe,
             _ => return None,
         })
     }
@@ -896,12 +899,13 @@ mod tests {
     fn data_of(src: &str) -> Vec<String> {
         let src = normalize(src);
         let arena = bumpalo::Bump::new();
-        tokenize(&src, &arena)
-            .unwrap()
+        let toks = tokenize(&src, &arena).unwrap();
+        let data = toks
             .iter()
             .filter(|t| t.tok == Tok::Data)
             .map(|t| src[t.span.start as usize..t.span.end as usize].to_string())
-            .collect()
+            .collect();
+        data
     }
 
     #[test]

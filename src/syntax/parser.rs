@@ -89,7 +89,7 @@ fn nested_extends(stmts: &[Stmt<'_>], top: bool) -> Option<Span> {
 
 struct Parser<'a> {
     src: &'a str,
-    toks: Vec<Token<'a>>,
+    toks: crate::syntax::lexer::Tokens<'a>,
     pos: usize,
     arena: &'a Bump,
     depth: usize,
