@@ -162,7 +162,7 @@ impl<'s> Lexer<'s> {
             if modifier == Some(b'-') {
                 end = trim_space_end(src, start, end);
             } else if kind != TagKind::Var && modifier != Some(b'+') {
-                let l_pos = memchr::memrchr(b'\n', &bytes[start..end]).map(|i| i + 1);
+                let l_pos = rfind_byte(&bytes[start..end], b'\n').map(|i| i + 1);
                 if l_pos.is_some() || line_starting {
                     let l = start + l_pos.unwrap_or(0);
                     if src[l..end].bytes().all(|b| b == b' ' || b == b'\t') {
@@ -485,7 +485,7 @@ fn next_inner(src: &str, mut pos: usize) -> Option<(Result<Inner, ()>, usize, us
         }
         b'\'' | b'"' => {
             let mut e = pos + 1;
-            while let Some(i) = memchr::memchr2(b, b'\\', bytes.get(e..).unwrap_or_default()) {
+            while let Some(i) = find_byte2(bytes.get(e..).unwrap_or_default(), b, b'\\') {
                 e += i;
                 if bytes[e] == b {
                     return Some((Ok(Inner::Str), pos, e + 1));
@@ -590,9 +590,44 @@ fn find_pair(hay: &[u8], a: u8, b: u8) -> Option<usize> {
     None
 }
 
+/// How many bytes the searches below test inline before they call `memchr`: most searches
+/// in a template (the next tag, the end of a string literal, a backslash in it) end within
+/// a few bytes, where the call and its setup cost more than the search.
+const INLINE: usize = 16;
+
+/// The offset of the first `b` in `hay`.
+#[inline]
+fn find_byte(hay: &[u8], b: u8) -> Option<usize> {
+    let head = hay.len().min(INLINE);
+    if let Some(i) = hay[..head].iter().position(|&c| c == b) {
+        return Some(i);
+    }
+    memchr::memchr(b, &hay[head..]).map(|i| head + i)
+}
+
+/// The offset of the first `a` or `b` in `hay`.
+#[inline]
+fn find_byte2(hay: &[u8], a: u8, b: u8) -> Option<usize> {
+    let head = hay.len().min(INLINE);
+    if let Some(i) = hay[..head].iter().position(|&c| c == a || c == b) {
+        return Some(i);
+    }
+    memchr::memchr2(a, b, &hay[head..]).map(|i| head + i)
+}
+
+/// The offset of the last `b` in `hay`.
+#[inline]
+fn rfind_byte(hay: &[u8], b: u8) -> Option<usize> {
+    let tail = hay.len() - hay.len().min(INLINE);
+    if let Some(i) = hay[tail..].iter().rposition(|&c| c == b) {
+        return Some(tail + i);
+    }
+    memchr::memrchr(b, &hay[..tail])
+}
+
 /// The next tag opener at or after `pos`.
 fn find_tag(bytes: &[u8], mut pos: usize) -> Option<(usize, TagKind)> {
-    while let Some(rel) = memchr::memchr(b'{', &bytes[pos..]) {
+    while let Some(rel) = find_byte(&bytes[pos..], b'{') {
         let at = pos + rel;
         match bytes.get(at + 1) {
             Some(b'{') => return Some((at, TagKind::Var)),
@@ -767,7 +802,7 @@ impl Op {
 /// `backslashreplace`): known escapes are decoded, unknown ones kept with their backslash;
 /// a truncated `\x`/`\u`/`\U` escape or an unknown `\N{NAME}` is the codec's error.
 pub(crate) fn unescape(body: &str) -> Result<std::borrow::Cow<'_, str>, &'static str> {
-    if memchr::memchr(b'\\', body.as_bytes()).is_none() {
+    if find_byte(body.as_bytes(), b'\\').is_none() {
         return Ok(std::borrow::Cow::Borrowed(body));
     }
     let mut out = String::with_capacity(body.len());
@@ -951,6 +986,22 @@ mod tests {
         // Unknown and malformed names are the codec's errors, as in jinja2.
         for bad in [r"\N{NOPE}", r"\N{DEGREE SIGN", r"\Nx"] {
             assert!(un(bad).starts_with("error: malformed"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn inline_searches_agree_with_memchr() {
+        // Hits before, at and after the inline part, and none.
+        for len in 0..40 {
+            for at in 0..=len {
+                let mut hay = vec![b'x'; len];
+                if at < len {
+                    hay[at] = b'{';
+                }
+                assert_eq!(find_byte(&hay, b'{'), memchr::memchr(b'{', &hay));
+                assert_eq!(rfind_byte(&hay, b'{'), memchr::memrchr(b'{', &hay));
+                assert_eq!(find_byte2(&hay, b'"', b'{'), memchr::memchr2(b'"', b'{', &hay));
+            }
         }
     }
 
