@@ -842,7 +842,8 @@ impl<'a> Parser<'a> {
                 left = self.comparisons(left)?;
                 continue;
             }
-            let is_or = self.is_name("or");
+            // Only `or` is at the `or` level.
+            let is_or = prec == OR;
             self.pos += 1;
             let right = self.binary(prec + 1)?;
             let span = left.span.to(right.span);
@@ -1005,7 +1006,12 @@ impl<'a> Parser<'a> {
 
     fn postfix(&mut self, mut node: &'a Expr<'a>) -> PResult<&'a Expr<'a>> {
         loop {
-            if self.eat_op(Op::Dot) {
+            // One look at the next token decides (three `is_op` tests would load it thrice).
+            let Some(&Tok::Op(op @ (Op::Dot | Op::LBracket | Op::LParen))) = self.peek() else {
+                return Ok(node);
+            };
+            if op == Op::Dot {
+                self.pos += 1;
                 let kind = match self.peek() {
                     Some(&Tok::Name(n)) => {
                         self.pos += 1;
@@ -1026,12 +1032,11 @@ impl<'a> Parser<'a> {
                     _ => return self.fail("an attribute name"),
                 };
                 node = self.node(kind, node.span.to(self.prev_span()));
-            } else if self.eat_op(Op::LBracket) {
+            } else if op == Op::LBracket {
+                self.pos += 1;
                 node = self.subscript(node)?;
-            } else if self.is_op(Op::LParen) {
-                node = self.call(node)?;
             } else {
-                return Ok(node);
+                node = self.call(node)?;
             }
         }
     }
@@ -1040,6 +1045,8 @@ impl<'a> Parser<'a> {
         let mut parts: [Option<&'a Expr<'a>>; 3] = [None; 3];
         let mut is_slice = false;
         let mut idx = 0;
+        // Nearly every subscript has one key: a list only from the second on.
+        let mut first = None;
         let mut keys = self.vec();
         loop {
             if self.is_op(Op::Colon) {
@@ -1062,6 +1069,8 @@ impl<'a> Parser<'a> {
             let e = self.expression(true)?;
             if is_slice || self.is_op(Op::Colon) {
                 parts[idx] = Some(e);
+            } else if first.is_none() {
+                first = Some(e);
             } else {
                 keys.push(e);
             }
@@ -1070,12 +1079,13 @@ impl<'a> Parser<'a> {
         if is_slice {
             return Ok(self.node(ExprKind::Slice(node, parts), span));
         }
-        let key = match keys.len() {
-            0 => return self.fail("a subscript"),
-            1 => keys[0],
-            _ => {
-                let items = self.arena.alloc_slice_fill_iter(keys.iter().map(|k| **k));
-                self.node(ExprKind::Tuple(items), span)
+        let key = match (first, keys.is_empty()) {
+            (None, _) => return self.fail("a subscript"),
+            (Some(k), true) => k,
+            (Some(k), false) => {
+                let mut items = self.vec_of(*k);
+                items.extend(keys.iter().map(|k| **k));
+                self.node(ExprKind::Tuple(self.slice(items)), span)
             }
         };
         Ok(self.node(ExprKind::Item(node, key), span))
@@ -1138,15 +1148,12 @@ impl<'a> Parser<'a> {
 
     fn filter_expr(&mut self, mut node: &'a Expr<'a>) -> PResult<&'a Expr<'a>> {
         loop {
-            if self.is_op(Op::Pipe) {
-                node = self.filters(node)?;
-            } else if self.is_name("is") {
-                node = self.test(node)?;
-            } else if self.is_op(Op::LParen) {
-                node = self.call(node)?;
-            } else {
-                return Ok(node);
-            }
+            node = match self.peek() {
+                Some(Tok::Op(Op::Pipe)) => self.filters(node)?,
+                Some(Tok::Name("is")) => self.test(node)?,
+                Some(Tok::Op(Op::LParen)) => self.call(node)?,
+                _ => return Ok(node),
+            };
         }
     }
 
