@@ -1000,7 +1000,10 @@ mod tests {
                 }
                 assert_eq!(find_byte(&hay, b'{'), memchr::memchr(b'{', &hay));
                 assert_eq!(rfind_byte(&hay, b'{'), memchr::memrchr(b'{', &hay));
-                assert_eq!(find_byte2(&hay, b'"', b'{'), memchr::memchr2(b'"', b'{', &hay));
+                assert_eq!(
+                    find_byte2(&hay, b'"', b'{'),
+                    memchr::memchr2(b'"', b'{', &hay)
+                );
             }
         }
     }

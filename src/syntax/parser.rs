@@ -754,13 +754,15 @@ impl<'a> Parser<'a> {
     }
 
     fn at_expr_end(&self) -> bool {
-        matches!(self.peek(), None | Some(Tok::VarEnd | Tok::BlockEnd))
-            || self.is_op(Op::RParen)
-            || self.is_op(Op::RBracket)
-            || self.is_op(Op::RBrace)
-            || self.is_op(Op::Assign)
-            || self.is_name("in")
-            || self.is_name("if")
+        matches!(
+            self.peek(),
+            None | Some(
+                Tok::VarEnd
+                    | Tok::BlockEnd
+                    | Tok::Op(Op::RParen | Op::RBracket | Op::RBrace | Op::Assign)
+                    | Tok::Name("in" | "if")
+            )
+        )
     }
 
     fn expression(&mut self, condexpr: bool) -> PResult<&'a Expr<'a>> {
@@ -889,15 +891,13 @@ impl<'a> Parser<'a> {
     fn unary(&mut self, with_filter: bool) -> PResult<&'a Expr<'a>> {
         self.enter()?;
         let span = self.span();
-        let node = if self.eat_op(Op::Sub) || self.eat_op(Op::Add) {
-            let op = if matches!(
-                self.toks.get(self.pos - 1).map(|t| &t.tok),
-                Some(Tok::Op(Op::Sub))
-            ) {
-                UnOp::Neg
-            } else {
-                UnOp::Pos
-            };
+        let sign = match self.peek() {
+            Some(Tok::Op(Op::Sub)) => Some(UnOp::Neg),
+            Some(Tok::Op(Op::Add)) => Some(UnOp::Pos),
+            _ => None,
+        };
+        let node = if let Some(op) = sign {
+            self.pos += 1;
             let inner = self.unary(false)?;
             let span = span.to(inner.span);
             self.node(ExprKind::Unary(op, inner), span)
