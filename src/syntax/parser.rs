@@ -766,10 +766,36 @@ impl<'a> Parser<'a> {
     }
 
     fn expression(&mut self, condexpr: bool) -> PResult<&'a Expr<'a>> {
+        if self.lone_operand() {
+            return self.primary();
+        }
         self.enter()?;
         let e = if condexpr { self.condexpr() } else { self.or() };
         self.leave();
         e
+    }
+
+    /// Whether the next token is a name or a literal followed by the end of the expression
+    /// (`}}`, `%}`, `)`, `]`, `}`, `,` or `:`): then it is the whole expression, and the
+    /// precedence levels, which would each look at the end and return, are skipped. (`not`
+    /// is an operator; and when the levels' nesting check would fail, they run.)
+    fn lone_operand(&self) -> bool {
+        let operand = match self.peek() {
+            Some(Tok::Name(n)) => *n != "not",
+            Some(Tok::Str(_) | Tok::Int(_) | Tok::BigInt(_) | Tok::Float(_)) => true,
+            _ => false,
+        };
+        operand
+            && matches!(
+                self.peek_at(1),
+                Some(
+                    Tok::VarEnd
+                        | Tok::BlockEnd
+                        | Tok::Op(Op::RParen | Op::RBracket | Op::RBrace | Op::Comma | Op::Colon)
+                )
+            )
+            // `expression`, `binary` and `unary` each enter one level.
+            && self.depth + 3 <= self.max_depth
     }
 
     fn condexpr(&mut self) -> PResult<&'a Expr<'a>> {
@@ -1263,5 +1289,28 @@ fn describe(tok: Option<&Tok<'_>>) -> String {
         Some(Tok::BigInt(t)) => format!("'{t}'"),
         Some(Tok::Float(f)) => format!("'{f}'"),
         Some(Tok::Op(o)) => format!("'{}'", o.as_str()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lone_operands_keep_the_nesting_limit() {
+        // A lone operand skips the three expression levels, but fails the limit exactly
+        // where they would: the least `max_nesting` each source needs is the one the parser
+        // needed before the shortcut.
+        for (src, needs) in [
+            ("{{ x }}", 4),
+            ("{{ f(x) }}", 7),
+            ("{{ x + 1 }}", 5),
+            ("{{ a[b] }}", 7),
+            ("{% if x %}{{ y }}{% endif %}", 5),
+        ] {
+            for max in 0..8 {
+                let arena = bumpalo::Bump::new();
+                let ok = super::parse(src, &arena, max).is_ok();
+                assert_eq!(ok, max >= needs, "{src} with max_nesting {max}");
+            }
+        }
     }
 }
