@@ -9,6 +9,7 @@
 //! - `SWEEP_SAMPLES` (default 51): batches per engine and measurement.
 //! - `SWEEP_FILTER=substr`: only templates whose file name contains `substr`.
 //! - `SWEEP_TSV=path`: also write every measurement as TSV.
+//! - `SWEEP_STEP=compile`: measure compile only (renders are still checked, not timed).
 //! - `SWEEP_PROFILE=a.jinja,b.jinja` and `SWEEP_SECONDS` (default 10): no comparison; render
 //!   those templates with chatcodec only, in a loop, for a profiler (`perf record -g`);
 //!   with `SWEEP_PROFILE_STEP=compile`, compile them in a loop instead.
@@ -132,6 +133,7 @@ fn main() {
     let started = Instant::now();
     let samples = env_usize("SWEEP_SAMPLES", 51).max(1);
     let filter = std::env::var("SWEEP_FILTER").unwrap_or_default();
+    let compile_only = std::env::var("SWEEP_STEP").as_deref() == Ok("compile");
     let env = minijinja_env();
     let requests = requests();
     let templates: Vec<_> = all_templates()
@@ -188,6 +190,9 @@ fn main() {
                 differs.push(format!("{name} x {rname}"));
             }
             rendered_any = true;
+            if compile_only {
+                continue;
+            }
             let mut buf = String::new();
             let (c, m) = measure_pair(
                 samples,

@@ -5,12 +5,17 @@ use smallvec::SmallVec;
 
 use crate::builtins::strfast::StrMeth;
 use crate::compile::instr::{Const, Instr, LoopField, MacroInfo, NONE16};
-use crate::compile::scope::{stored_names, target_names, AVec, NameMap, Scope};
+use crate::compile::scope::{
+    name_bit, same_name, stored_names, target_names, AVec, Name, NameMap, Scope,
+};
 use crate::compile::{Program, StrPool};
 use crate::error::{err, Error, ErrorKind, Limit};
 use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
 use crate::syntax::{IntLit, Span};
 use crate::value::ops::{BinOp, CmpOp};
+
+/// How many global names are searched in order before they are indexed.
+const GLOBALS_SEARCHED: usize = 16;
 
 /// Names a template cannot spell, bound by recursive loops: the loop's function (in the
 /// enclosing scope), its two parameters, and a mark in the loop's own scope.
@@ -32,9 +37,10 @@ pub(super) fn generate<'a>(
             code: Vec::with_capacity(source.len() / 6 + 16),
             consts: Vec::new(),
             strs: StrPool::with_capacity(source.len() / 4),
-            globals: Vec::new(),
-            filters: Vec::new(),
-            tests: Vec::new(),
+            // Room for the names, filters and tests of most templates without regrowing.
+            globals: Vec::with_capacity(16),
+            filters: Vec::with_capacity(8),
+            tests: Vec::with_capacity(4),
             kwnames: Vec::new(),
             macros: Vec::new(),
             root_slots: 0,
@@ -47,10 +53,12 @@ pub(super) fn generate<'a>(
             (source.len() / 48).clamp(16, 4096),
             <_>::default(),
         ),
-        globals: NameMap::with_capacity_and_hasher(16, <_>::default()),
-        filters: Vec::new(),
-        tests: Vec::new(),
+        globals: NameMap::default(),
+        global_list: SmallVec::new(),
+        filters: SmallVec::new(),
+        tests: SmallVec::new(),
         scopes: SmallVec::new(),
+        bound: 0,
         funcs: smallvec::smallvec![Func {
             id: 0,
             next_slot: 0,
@@ -111,13 +119,19 @@ struct Gen<'s, 'a> {
     source: &'s str,
     /// The compile-time arena (the AST's), for scratch lists.
     arena: &'a bumpalo::Bump,
-    strs: NameMap<&'a str, u32>,
-    globals: NameMap<&'a str, u16>,
+    strs: NameMap<Name<'a>, u32>,
+    /// The global names by index while there are few ([`GLOBALS_SEARCHED`]), searched in
+    /// order; past that, `globals` indexes them all.
+    global_list: SmallVec<[&'a str; GLOBALS_SEARCHED]>,
+    globals: NameMap<Name<'a>, u16>,
     /// Filters and tests used, by name: at most one per builtin, so a short list.
-    filters: Vec<(&'a str, u16)>,
-    tests: Vec<(&'a str, u16)>,
+    filters: SmallVec<[(&'a str, u16); 8]>,
+    tests: SmallVec<[(&'a str, u16); 8]>,
     /// Open scopes, functions and loops, innermost last (a few deep: kept inline).
     scopes: SmallVec<[Scope<'a>; 8]>,
+    /// The [`name_bit`]s of every name a scope has bound: a name whose bit is clear is a
+    /// global without a search of the scopes.
+    bound: u64,
     funcs: SmallVec<[Func; 4]>,
     loops: SmallVec<[LoopCtx; 4]>,
     /// Inside an `if`: unknown filters and tests fail only when reached.
@@ -172,7 +186,7 @@ impl<'s, 'a> Gen<'s, 'a> {
         }
         // One probe of the table: found, or inserted where the search ended.
         let pool = &mut self.p.strs;
-        *self.strs.entry(s).or_insert_with(|| pool.push(s))
+        *self.strs.entry(Name(s)).or_insert_with(|| pool.push(s))
     }
 
     fn owned_str(&mut self, s: String) -> u32 {
@@ -180,9 +194,25 @@ impl<'s, 'a> Gen<'s, 'a> {
     }
 
     fn global(&mut self, name: &'a str) -> u16 {
+        if self.globals.is_empty() {
+            // Few names: a search in order costs less than hashing the name.
+            if let Some(i) = self.global_list.iter().position(|g| same_name(g, name)) {
+                return i as u16;
+            }
+            if self.global_list.len() < GLOBALS_SEARCHED {
+                self.global_list.push(name);
+                let globals = &mut self.p.globals;
+                globals
+                    .push(common_global(name).map_or_else(|| name.to_string().into(), Into::into));
+                return globals.len() as u16 - 1;
+            }
+            for (i, g) in self.global_list.iter().enumerate() {
+                self.globals.insert(Name(g), i as u16);
+            }
+        }
         let globals = &mut self.p.globals;
-        *self.globals.entry(name).or_insert_with(|| {
-            globals.push(name.into());
+        *self.globals.entry(Name(name)).or_insert_with(|| {
+            globals.push(common_global(name).map_or_else(|| name.to_string().into(), Into::into));
             globals.len() as u16 - 1
         })
     }
@@ -240,6 +270,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 });
             };
             f.next_slot = next;
+            self.bound |= name_bit(n);
             slots.push((*n, slot));
         }
         self.scopes.push(Scope::new(func, slots.into_bump_slice()));
@@ -247,6 +278,9 @@ impl<'s, 'a> Gen<'s, 'a> {
     }
 
     fn resolve(&mut self, name: &'a str) -> Resolved {
+        if self.bound & name_bit(name) == 0 {
+            return Resolved::Global(self.global(name));
+        }
         let cur = self.cur_func().id;
         let definer = self.cur_func().definer;
         for scope in self.scopes.iter().rev() {
@@ -330,24 +364,24 @@ impl<'s, 'a> Gen<'s, 'a> {
                     };
                     self.emit(Instr::EmitStr(i));
                 } else if self.autoescape {
-                    self.expr(&e)?;
+                    self.expr(e)?;
                     self.mark(e.span);
                     self.emit(Instr::EmitEscaped);
-                } else if let Some((a, b)) = str_pair(&e) {
+                } else if let Some((a, b)) = str_pair(e) {
                     let i = self.p.strs.push_concat(a, b);
                     self.emit(Instr::EmitStr(i));
                 } else if matches!(e.kind, ExprKind::Bin(BinOp::Add, _, _)) {
                     // `{{ a + b + c }}`: strings go straight to the output, no temporary.
-                    let n = self.add_chain(&e)?;
+                    let n = self.add_chain(e)?;
                     self.mark(e.span);
                     self.emit(Instr::EmitAddN(n));
                 } else if matches!(e.kind, ExprKind::Bin(BinOp::Concat, _, _)) {
                     // `{{ a ~ b ~ c }}`: each operand goes straight to the output.
-                    let n = self.op_chain(&e, BinOp::Concat)?;
+                    let n = self.op_chain(e, BinOp::Concat)?;
                     self.mark(e.span);
                     self.emit(Instr::EmitConcatN(n));
                 } else {
-                    self.expr(&e)?;
+                    self.expr(e)?;
                     self.mark(e.span);
                     self.emit(Instr::Emit);
                 }
@@ -392,15 +426,15 @@ impl<'s, 'a> Gen<'s, 'a> {
                 f.span,
             )?,
             Stmt::Set { target, value } => {
-                if let Target::Attr(ns, attr, span) = target {
+                if let Target::Attr(ns, attr, span) = *target {
                     self.load_name(ns);
-                    self.expr(&value)?;
+                    self.expr(value)?;
                     let a = self.str_const(attr);
                     self.mark(span);
                     self.emit(Instr::SetAttr(a));
                 } else {
-                    self.expr(&value)?;
-                    self.store(&target)?;
+                    self.expr(value)?;
+                    self.store(target)?;
                 }
             }
             Stmt::SetBlock {
@@ -420,14 +454,14 @@ impl<'s, 'a> Gen<'s, 'a> {
                     self.emit(Instr::MarkSafe);
                 }
                 if let Some(f) = filter {
-                    self.expr(&f)?;
+                    self.expr(f)?;
                 }
-                if let Target::Attr(_, attr, span) = target {
+                if let Target::Attr(_, attr, span) = *target {
                     let a = self.str_const(attr);
                     self.mark(span);
                     self.emit(Instr::SetAttr(a));
                 } else {
-                    self.store(&target)?;
+                    self.store(target)?;
                 }
             }
             Stmt::Macro(m) => {
@@ -452,7 +486,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 if self.autoescape {
                     self.emit(Instr::MarkSafe);
                 }
-                self.expr(&filter)?;
+                self.expr(filter)?;
                 self.emit(self.emit_instr());
             }
             Stmt::Break(span) | Stmt::Continue(span) => {
@@ -473,7 +507,7 @@ impl<'s, 'a> Gen<'s, 'a> {
             }
             Stmt::NoLoader { template, span, .. } => {
                 // jinja2 evaluates the template name, then asks the (missing) loader.
-                self.expr(&template)?;
+                self.expr(template)?;
                 self.emit(Instr::Pop);
                 let i = self.owned_str("no loader for this environment specified".to_string());
                 self.mark(span);
@@ -484,7 +518,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.block(body)?;
                 self.emit(Instr::GenEnd);
             }
-            Stmt::Autoescape { on, body } => self.autoescape_block(&on, body)?,
+            Stmt::Autoescape { on, body } => self.autoescape_block(on, body)?,
             Stmt::With { assigns, body } => {
                 let mut names = AVec::new_in(self.arena);
                 for (t, _) in assigns {
@@ -1331,12 +1365,12 @@ impl<'s, 'a> Gen<'s, 'a> {
 
 /// The index of builtin `name` in the program's table `list`, adding it on first use.
 fn intern<'a, F>(
-    index: &mut Vec<(&'a str, u16)>,
+    index: &mut SmallVec<[(&'a str, u16); 8]>,
     list: &mut Vec<F>,
     name: &'a str,
     func: F,
 ) -> u16 {
-    if let Some((_, i)) = index.iter().find(|(n, _)| *n == name) {
+    if let Some((_, i)) = index.iter().find(|(n, _)| same_name(n, name)) {
         return *i;
     }
     list.push(func);
@@ -1387,6 +1421,54 @@ fn chain_len(e: &Expr<'_>, op: BinOp) -> usize {
         at = a;
     }
     n
+}
+
+/// `name` as a static string when it is one of the globals chat templates commonly read
+/// (the variables of a chat request, the builtins, the names templates assign at the top).
+fn common_global(name: &str) -> Option<&'static str> {
+    const COMMON: [&str; 40] = [
+        "messages",
+        "add_generation_prompt",
+        "bos_token",
+        "eos_token",
+        "tools",
+        "namespace",
+        "raise_exception",
+        "content",
+        "ns",
+        "system_message",
+        "loop_messages",
+        "enable_thinking",
+        "role",
+        "reasoning_content",
+        "strftime_now",
+        "custom_tools",
+        "tools_in_user_message",
+        "render_content",
+        "documents",
+        "tool_call",
+        "range",
+        "index",
+        "date_string",
+        "arguments",
+        "thinking",
+        "function",
+        "first_user_message",
+        "args",
+        "reasoning_effort",
+        "counter",
+        "tool_calls",
+        "user_messages",
+        "dict",
+        "builtin_tools",
+        "tool_choice",
+        "keep_cot",
+        "message",
+        "loop",
+        "cycler",
+        "joiner",
+    ];
+    COMMON.iter().copied().find(|c| same_name(c, name))
 }
 
 fn loop_field(name: &str) -> Option<LoopField> {

@@ -26,8 +26,9 @@ pub(crate) struct Program {
     pub(crate) consts: Vec<Const>,
     /// String constants, attribute names and keyword names.
     pub(crate) strs: StrPool,
-    /// Names looked up in the render's variables (then the builtin globals) once per render.
-    pub(crate) globals: Vec<Box<str>>,
+    /// Names looked up in the render's variables (then the builtin globals) once per render;
+    /// the common ones are static (no allocation per name).
+    pub(crate) globals: Vec<std::borrow::Cow<'static, str>>,
     /// Filters by index.
     pub(crate) filters: Vec<FilterFn>,
     /// Tests by index.

@@ -67,6 +67,19 @@ fn tail_word(rest: &[u8]) -> u64 {
     }
 }
 
+/// A bit of a 64-bit filter for `name` (from its length and its first and last bytes): a
+/// name whose bit is clear in the filter of the names some scope binds is bound by none.
+#[inline]
+pub(super) fn name_bit(name: &str) -> u64 {
+    let b = name.as_bytes();
+    let mix = b
+        .len()
+        .wrapping_mul(7)
+        .wrapping_add(usize::from(b.first().copied().unwrap_or(0)))
+        .wrapping_add(usize::from(b.last().copied().unwrap_or(0)).wrapping_mul(3));
+    1 << (mix & 63)
+}
+
 /// A map keyed by names, with [`NameHasher`].
 pub(super) type NameMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
 
@@ -78,7 +91,7 @@ pub(super) struct Scope<'a> {
     names: &'a [(&'a str, u16)],
     /// The slot of each name, for scopes too big to search (so that compiling a template
     /// with many variables or macros stays linear).
-    index: Option<NameMap<&'a str, u16>>,
+    index: Option<NameMap<Name<'a>, u16>>,
 }
 
 /// Scopes with more names than this are indexed.
@@ -87,14 +100,15 @@ const SEARCHED: usize = 8;
 impl<'a> Scope<'a> {
     /// A scope of `func` binding `names` (later names win).
     pub(super) fn new(func: u32, names: &'a [(&'a str, u16)]) -> Scope<'a> {
-        let index = (names.len() > SEARCHED).then(|| names.iter().copied().collect());
+        let index =
+            (names.len() > SEARCHED).then(|| names.iter().map(|&(n, s)| (Name(n), s)).collect());
         Scope { func, names, index }
     }
 
     /// The slot of `name`, if this scope binds it.
     pub(super) fn lookup(&self, name: &str) -> Option<u16> {
         if let Some(index) = &self.index {
-            return index.get(name).copied();
+            return index.get(&Name(name)).copied();
         }
         self.names
             .iter()
@@ -104,11 +118,59 @@ impl<'a> Scope<'a> {
     }
 }
 
-/// `a == b`, with the length and the first byte compared inline first: most names a scope
-/// is searched for differ from its names there, which saves a `memcmp` call per name.
+/// `a == b`, inline for names of up to 16 bytes (two overlapping loads per side instead of
+/// a `memcmp` call): nearly every name a compile compares is that short.
 #[inline]
 pub(crate) fn same_name(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
+        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
+        _ => a == b,
+    }
+}
+
+/// The 4 bytes of `s` at `at`.
+#[inline]
+fn word4(s: &[u8], at: usize) -> u32 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&s[at..at + 4]);
+    u32::from_ne_bytes(w)
+}
+
+/// The 8 bytes of `s` at `at`.
+#[inline]
+fn word8(s: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&s[at..at + 8]);
+    u64::from_ne_bytes(w)
+}
+
+/// A name as a key of the compiler's tables: hashed with [`NameHasher`] in one call and
+/// compared with [`same_name`].
+#[derive(Clone, Copy)]
+pub(super) struct Name<'a>(pub(super) &'a str);
+
+impl PartialEq for Name<'_> {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        same_name(self.0, other.0)
+    }
+}
+
+impl Eq for Name<'_> {}
+
+impl std::hash::Hash for Name<'_> {
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write(self.0.as_bytes());
+    }
 }
 
 /// Adds the names `target` binds to `out`.
@@ -131,9 +193,9 @@ pub(super) fn stored_names<'a>(body: &[Stmt<'a>], out: &mut AVec<'a, &'a str>) {
         }
         return;
     }
-    let mut seen: NameMap<&'a str, ()> = out.iter().map(|n| (*n, ())).collect();
+    let mut seen: NameMap<Name<'a>, ()> = out.iter().map(|n| (Name(n), ())).collect();
     for name in found {
-        if seen.insert(name, ()).is_none() {
+        if seen.insert(Name(name), ()).is_none() {
             out.push(name);
         }
     }
@@ -179,7 +241,7 @@ fn all_target_names<'a>(target: &Target<'a>, out: &mut AVec<'a, &'a str>) {
 }
 
 fn push_unique<'a>(out: &mut AVec<'a, &'a str>, name: &'a str) {
-    if !out.contains(&name) {
+    if !out.iter().any(|n| same_name(n, name)) {
         out.push(name);
     }
 }

@@ -160,26 +160,30 @@ pub(crate) struct ForLoop<'a> {
     pub(crate) span: Span,
 }
 
-/// Statements (a loop is behind a reference, so that a statement stays small to move).
+/// Statements. Expressions, targets and loops are behind references: a statement stays
+/// small, and the parser stores the node it built instead of copying it into the statement.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Stmt<'a> {
     /// Literal text (also the content of `{% raw %}`).
     Data(Span),
     /// `{{ expr }}`
-    Print(Expr<'a>),
+    Print(&'a Expr<'a>),
     /// `{% if %}` with its `elif`s and `else`.
     If {
-        branches: &'a [(Expr<'a>, &'a [Stmt<'a>])],
+        branches: &'a [(&'a Expr<'a>, &'a [Stmt<'a>])],
         otherwise: Option<&'a [Stmt<'a>]>,
     },
     /// `{% for target in iter if filter recursive %}body{% else %}otherwise{% endfor %}`
     For(&'a ForLoop<'a>),
     /// `{% set target = value %}`
-    Set { target: Target<'a>, value: Expr<'a> },
+    Set {
+        target: &'a Target<'a>,
+        value: &'a Expr<'a>,
+    },
     /// `{% set name | filters %}body{% endset %}`; `filter` applies to [`ExprKind::Hole`].
     SetBlock {
-        target: Target<'a>,
-        filter: Option<Expr<'a>>,
+        target: &'a Target<'a>,
+        filter: Option<&'a Expr<'a>>,
         body: &'a [Stmt<'a>],
     },
     /// `{% macro %}`
@@ -187,11 +191,11 @@ pub(crate) enum Stmt<'a> {
     /// `{% call(params) expr %}body{% endcall %}`
     CallBlock {
         caller: &'a MacroDef<'a>,
-        call: Expr<'a>,
+        call: &'a Expr<'a>,
     },
     /// `{% filter f %}body{% endfilter %}`; `filter` applies to [`ExprKind::Hole`].
     FilterBlock {
-        filter: Expr<'a>,
+        filter: &'a Expr<'a>,
         body: &'a [Stmt<'a>],
     },
     /// `{% break %}`
@@ -202,11 +206,14 @@ pub(crate) enum Stmt<'a> {
     Generation(&'a [Stmt<'a>]),
     /// `{% autoescape on %}body{% endautoescape %}`: inside, `{{ }}` output is HTML-escaped
     /// unless it is `Markup`, and captures and macro results are `Markup`.
-    Autoescape { on: Expr<'a>, body: &'a [Stmt<'a>] },
+    Autoescape {
+        on: &'a Expr<'a>,
+        body: &'a [Stmt<'a>],
+    },
     /// `{% extends %}`, `{% include %}`, `{% import %}` or `{% from %}`: a template from a
     /// loader, which the environment has none of, so running it fails as jinja2's does.
     NoLoader {
-        template: Expr<'a>,
+        template: &'a Expr<'a>,
         span: Span,
         /// `{% extends %}`, which jinja2 allows only at the top level or inside `if`s.
         extends: bool,
@@ -225,7 +232,7 @@ mod tests {
         // The parser moves nodes and tokens by value at every level; compile time follows
         // their size.
         assert!(std::mem::size_of::<super::Expr<'_>>() <= 48);
-        assert!(std::mem::size_of::<super::Stmt<'_>>() <= 112);
+        assert!(std::mem::size_of::<super::Stmt<'_>>() <= 40);
         assert!(std::mem::size_of::<crate::syntax::lexer::Token<'_>>() <= 32);
     }
 }

@@ -109,31 +109,32 @@ pub(crate) fn normalize(source: &str) -> String {
 }
 
 /// Tokenizes normalized `src`; decoded string literals go to `arena`.
-pub(crate) fn tokenize<'s>(
-    src: &'s str,
-    arena: &'s bumpalo::Bump,
-) -> Result<Vec<Token<'s>>, Error> {
+pub(crate) fn tokenize<'s>(src: &'s str, arena: &'s bumpalo::Bump) -> Result<Tokens<'s>, Error> {
     Lexer {
         src,
         arena,
         // About one token per 5 bytes in chat templates: room for most without regrowing.
-        out: Vec::with_capacity(src.len() / 4 + 16),
+        // In the arena: no heap allocation, and the memory is reused from compile to compile.
+        out: Tokens::with_capacity_in(src.len() / 4 + 16, arena),
         closers: smallvec::SmallVec::new(),
     }
     .run()
 }
 
+/// The tokens of a template, in the compile arena.
+pub(crate) type Tokens<'s> = bumpalo::collections::Vec<'s, Token<'s>>;
+
 struct Lexer<'s> {
     src: &'s str,
     arena: &'s bumpalo::Bump,
-    out: Vec<Token<'s>>,
+    out: Tokens<'s>,
     /// The closers of the brackets open in the current tag, innermost last (inline: brackets
     /// rarely nest deeper than a few levels).
     closers: smallvec::SmallVec<[u8; 16]>,
 }
 
 impl<'s> Lexer<'s> {
-    fn run(mut self) -> Result<Vec<Token<'s>>, Error> {
+    fn run(mut self) -> Result<Tokens<'s>, Error> {
         let src = self.src;
         let bytes = src.as_bytes();
         let mut pos = 0;
@@ -161,7 +162,7 @@ impl<'s> Lexer<'s> {
             if modifier == Some(b'-') {
                 end = trim_space_end(src, start, end);
             } else if kind != TagKind::Var && modifier != Some(b'+') {
-                let l_pos = memchr::memrchr(b'\n', &bytes[start..end]).map(|i| i + 1);
+                let l_pos = rfind_byte(&bytes[start..end], b'\n').map(|i| i + 1);
                 if l_pos.is_some() || line_starting {
                     let l = start + l_pos.unwrap_or(0);
                     if src[l..end].bytes().all(|b| b == b' ' || b == b'\t') {
@@ -267,7 +268,8 @@ impl<'s> Lexer<'s> {
             let tok = match t {
                 Ok(Inner::Name) => Tok::Name(&src[s..e]),
                 Ok(Inner::Op) => {
-                    let Some(op) = Op::from_text(&src[s..e]) else {
+                    let second = if e - s == 2 { src.as_bytes()[s + 1] } else { 0 };
+                    let Some(op) = Op::from_bytes(src.as_bytes()[s], second) else {
                         return Err(err!(Syntax, "unexpected {:?}", &src[s..e]).with_offset(src, s));
                     };
                     match op {
@@ -483,7 +485,7 @@ fn next_inner(src: &str, mut pos: usize) -> Option<(Result<Inner, ()>, usize, us
         }
         b'\'' | b'"' => {
             let mut e = pos + 1;
-            while let Some(i) = memchr::memchr2(b, b'\\', bytes.get(e..).unwrap_or_default()) {
+            while let Some(i) = find_byte2(bytes.get(e..).unwrap_or_default(), b, b'\\') {
                 e += i;
                 if bytes[e] == b {
                     return Some((Ok(Inner::Str), pos, e + 1));
@@ -588,9 +590,44 @@ fn find_pair(hay: &[u8], a: u8, b: u8) -> Option<usize> {
     None
 }
 
+/// How many bytes the searches below test inline before they call `memchr`: most searches
+/// in a template (the next tag, the end of a string literal, a backslash in it) end within
+/// a few bytes, where the call and its setup cost more than the search.
+const INLINE: usize = 16;
+
+/// The offset of the first `b` in `hay`.
+#[inline]
+fn find_byte(hay: &[u8], b: u8) -> Option<usize> {
+    let head = hay.len().min(INLINE);
+    if let Some(i) = hay[..head].iter().position(|&c| c == b) {
+        return Some(i);
+    }
+    memchr::memchr(b, &hay[head..]).map(|i| head + i)
+}
+
+/// The offset of the first `a` or `b` in `hay`.
+#[inline]
+fn find_byte2(hay: &[u8], a: u8, b: u8) -> Option<usize> {
+    let head = hay.len().min(INLINE);
+    if let Some(i) = hay[..head].iter().position(|&c| c == a || c == b) {
+        return Some(i);
+    }
+    memchr::memchr2(a, b, &hay[head..]).map(|i| head + i)
+}
+
+/// The offset of the last `b` in `hay`.
+#[inline]
+fn rfind_byte(hay: &[u8], b: u8) -> Option<usize> {
+    let tail = hay.len() - hay.len().min(INLINE);
+    if let Some(i) = hay[tail..].iter().rposition(|&c| c == b) {
+        return Some(tail + i);
+    }
+    memchr::memrchr(b, &hay[..tail])
+}
+
 /// The next tag opener at or after `pos`.
 fn find_tag(bytes: &[u8], mut pos: usize) -> Option<(usize, TagKind)> {
-    while let Some(rel) = memchr::memchr(b'{', &bytes[pos..]) {
+    while let Some(rel) = find_byte(&bytes[pos..], b'{') {
         let at = pos + rel;
         match bytes.get(at + 1) {
             Some(b'{') => return Some((at, TagKind::Var)),
@@ -727,34 +764,35 @@ impl Op {
         }
     }
 
-    /// The operator written as `text`.
-    fn from_text(text: &str) -> Option<Op> {
-        Some(match text.as_bytes() {
-            b"**" => Op::Pow,
-            b"//" => Op::FloorDiv,
-            b"==" => Op::Eq,
-            b"!=" => Op::Ne,
-            b"<=" => Op::Le,
-            b">=" => Op::Ge,
-            b"-" => Op::Sub,
-            b"+" => Op::Add,
-            b"*" => Op::Mul,
-            b"/" => Op::Div,
-            b"%" => Op::Mod,
-            b"~" => Op::Tilde,
-            b"<" => Op::Lt,
-            b">" => Op::Gt,
-            b"=" => Op::Assign,
-            b"(" => Op::LParen,
-            b")" => Op::RParen,
-            b"[" => Op::LBracket,
-            b"]" => Op::RBracket,
-            b"{" => Op::LBrace,
-            b"}" => Op::RBrace,
-            b"." => Op::Dot,
-            b"," => Op::Comma,
-            b":" => Op::Colon,
-            b"|" => Op::Pipe,
+    /// The operator written as `first` then `second` (0 for a one-byte operator).
+    #[inline]
+    fn from_bytes(first: u8, second: u8) -> Option<Op> {
+        Some(match (first, second) {
+            (b'*', b'*') => Op::Pow,
+            (b'/', b'/') => Op::FloorDiv,
+            (b'=', b'=') => Op::Eq,
+            (b'!', b'=') => Op::Ne,
+            (b'<', b'=') => Op::Le,
+            (b'>', b'=') => Op::Ge,
+            (b'-', 0) => Op::Sub,
+            (b'+', 0) => Op::Add,
+            (b'*', 0) => Op::Mul,
+            (b'/', 0) => Op::Div,
+            (b'%', 0) => Op::Mod,
+            (b'~', 0) => Op::Tilde,
+            (b'<', 0) => Op::Lt,
+            (b'>', 0) => Op::Gt,
+            (b'=', 0) => Op::Assign,
+            (b'(', 0) => Op::LParen,
+            (b')', 0) => Op::RParen,
+            (b'[', 0) => Op::LBracket,
+            (b']', 0) => Op::RBracket,
+            (b'{', 0) => Op::LBrace,
+            (b'}', 0) => Op::RBrace,
+            (b'.', 0) => Op::Dot,
+            (b',', 0) => Op::Comma,
+            (b':', 0) => Op::Colon,
+            (b'|', 0) => Op::Pipe,
             _ => return None,
         })
     }
@@ -764,7 +802,7 @@ impl Op {
 /// `backslashreplace`): known escapes are decoded, unknown ones kept with their backslash;
 /// a truncated `\x`/`\u`/`\U` escape or an unknown `\N{NAME}` is the codec's error.
 pub(crate) fn unescape(body: &str) -> Result<std::borrow::Cow<'_, str>, &'static str> {
-    if memchr::memchr(b'\\', body.as_bytes()).is_none() {
+    if find_byte(body.as_bytes(), b'\\').is_none() {
         return Ok(std::borrow::Cow::Borrowed(body));
     }
     let mut out = String::with_capacity(body.len());
@@ -896,12 +934,13 @@ mod tests {
     fn data_of(src: &str) -> Vec<String> {
         let src = normalize(src);
         let arena = bumpalo::Bump::new();
-        tokenize(&src, &arena)
-            .unwrap()
+        let toks = tokenize(&src, &arena).unwrap();
+        let data = toks
             .iter()
             .filter(|t| t.tok == Tok::Data)
             .map(|t| src[t.span.start as usize..t.span.end as usize].to_string())
-            .collect()
+            .collect();
+        data
     }
 
     #[test]
@@ -947,6 +986,25 @@ mod tests {
         // Unknown and malformed names are the codec's errors, as in jinja2.
         for bad in [r"\N{NOPE}", r"\N{DEGREE SIGN", r"\Nx"] {
             assert!(un(bad).starts_with("error: malformed"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn inline_searches_agree_with_memchr() {
+        // Hits before, at and after the inline part, and none.
+        for len in 0..40 {
+            for at in 0..=len {
+                let mut hay = vec![b'x'; len];
+                if at < len {
+                    hay[at] = b'{';
+                }
+                assert_eq!(find_byte(&hay, b'{'), memchr::memchr(b'{', &hay));
+                assert_eq!(rfind_byte(&hay, b'{'), memchr::memrchr(b'{', &hay));
+                assert_eq!(
+                    find_byte2(&hay, b'"', b'{'),
+                    memchr::memchr2(b'"', b'{', &hay)
+                );
+            }
         }
     }
 

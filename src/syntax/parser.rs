@@ -89,7 +89,7 @@ fn nested_extends(stmts: &[Stmt<'_>], top: bool) -> Option<Span> {
 
 struct Parser<'a> {
     src: &'a str,
-    toks: Vec<Token<'a>>,
+    toks: crate::syntax::lexer::Tokens<'a>,
     pos: usize,
     arena: &'a Bump,
     depth: usize,
@@ -234,10 +234,6 @@ impl<'a> Parser<'a> {
         v.into_bump_slice()
     }
 
-    fn expr(&self, kind: ExprKind<'a>, span: Span) -> Expr<'a> {
-        Expr { kind, span }
-    }
-
     /// A node in the arena. Expression parsers return nodes by reference: a reference moves
     /// in a register, where an `Expr` returned by value is copied at every level.
     fn node(&self, kind: ExprKind<'a>, span: Span) -> &'a Expr<'a> {
@@ -264,7 +260,7 @@ impl<'a> Parser<'a> {
             match tok.tok {
                 Tok::Data | Tok::Raw => self.stmts.push(Stmt::Data(tok.span)),
                 Tok::VarStart => {
-                    let e = *self.tuple(true)?;
+                    let e = self.tuple(true)?;
                     if !matches!(self.peek(), Some(Tok::VarEnd)) {
                         return self.fail("end of print statement '}}'");
                     }
@@ -330,7 +326,7 @@ impl<'a> Parser<'a> {
             "with" => self.with_stmt(),
             "block" => self.block_stmt(span),
             "autoescape" => {
-                let on = *self.expression(true)?;
+                let on = self.expression(true)?;
                 self.expect_block_end()?;
                 let (body, _) = self.body(&["endautoescape"])?;
                 self.expect_block_end()?;
@@ -352,7 +348,7 @@ impl<'a> Parser<'a> {
     /// `{% from t import a [as b], ... [with|without context] %}`, in jinja2's grammar. They
     /// load templates, and the environment has no loader: reached, they fail as jinja2's do.
     fn loader_stmt(&mut self, name: &str, span: Span) -> PResult<Stmt<'a>> {
-        let template = *self.expression(true)?;
+        let template = self.expression(true)?;
         match name {
             "include" => {
                 if self.is_name("ignore") && matches!(self.peek_at(1), Some(Tok::Name("missing"))) {
@@ -466,7 +462,7 @@ impl<'a> Parser<'a> {
         let mut branches = self.vec();
         let mut otherwise = None;
         loop {
-            let cond = *self.tuple(true)?;
+            let cond = self.tuple(true)?;
             self.expect_block_end()?;
             let (body, end) = self.body(&["elif", "else", "endif"])?;
             branches.push((cond, body));
@@ -489,14 +485,15 @@ impl<'a> Parser<'a> {
 
     fn set_stmt(&mut self) -> PResult<Stmt<'a>> {
         let target = self.target(true)?;
+        let target = self.alloc(target);
         if self.eat_op(Op::Assign) {
-            let value = *self.tuple(true)?;
+            let value = self.tuple(true)?;
             self.expect_block_end()?;
             return Ok(Stmt::Set { target, value });
         }
         let filter = if self.is_op(Op::Pipe) {
             let hole = self.node(ExprKind::Hole, self.span());
-            Some(*self.filters(hole)?)
+            Some(self.filters(hole)?)
         } else {
             None
         };
@@ -613,10 +610,10 @@ impl<'a> Parser<'a> {
         } else {
             fn_name
         };
-        let callee = self.expr(ExprKind::Name(callee_name), span);
-        let call = self.expr(
+        let callee = self.node(ExprKind::Name(callee_name), span);
+        let call = self.node(
             ExprKind::Call(
-                self.alloc(callee),
+                callee,
                 self.alloc(Args {
                     pos: &[],
                     kw: &[],
@@ -651,7 +648,7 @@ impl<'a> Parser<'a> {
         } else {
             &[]
         };
-        let call = *self.expression(true)?;
+        let call = self.expression(true)?;
         if !matches!(call.kind, ExprKind::Call(..)) {
             return Err(err!(Syntax, "expected a call after 'call'")
                 .with_offset(self.src, call.span.start as usize));
@@ -672,7 +669,7 @@ impl<'a> Parser<'a> {
 
     fn filter_stmt(&mut self) -> PResult<Stmt<'a>> {
         let hole = self.node(ExprKind::Hole, self.span());
-        let filter = *self.filter_chain(hole, true)?;
+        let filter = self.filter_chain(hole, true)?;
         self.expect_block_end()?;
         let (body, _) = self.body(&["endfilter"])?;
         self.expect_block_end()?;
@@ -757,20 +754,48 @@ impl<'a> Parser<'a> {
     }
 
     fn at_expr_end(&self) -> bool {
-        matches!(self.peek(), None | Some(Tok::VarEnd | Tok::BlockEnd))
-            || self.is_op(Op::RParen)
-            || self.is_op(Op::RBracket)
-            || self.is_op(Op::RBrace)
-            || self.is_op(Op::Assign)
-            || self.is_name("in")
-            || self.is_name("if")
+        matches!(
+            self.peek(),
+            None | Some(
+                Tok::VarEnd
+                    | Tok::BlockEnd
+                    | Tok::Op(Op::RParen | Op::RBracket | Op::RBrace | Op::Assign)
+                    | Tok::Name("in" | "if")
+            )
+        )
     }
 
     fn expression(&mut self, condexpr: bool) -> PResult<&'a Expr<'a>> {
+        if self.lone_operand() {
+            return self.primary();
+        }
         self.enter()?;
         let e = if condexpr { self.condexpr() } else { self.or() };
         self.leave();
         e
+    }
+
+    /// Whether the next token is a name or a literal followed by the end of the expression
+    /// (`}}`, `%}`, `)`, `]`, `}`, `,` or `:`): then it is the whole expression, and the
+    /// precedence levels, which would each look at the end and return, are skipped. (`not`
+    /// is an operator; and when the levels' nesting check would fail, they run.)
+    fn lone_operand(&self) -> bool {
+        let operand = match self.peek() {
+            Some(Tok::Name(n)) => *n != "not",
+            Some(Tok::Str(_) | Tok::Int(_) | Tok::BigInt(_) | Tok::Float(_)) => true,
+            _ => false,
+        };
+        operand
+            && matches!(
+                self.peek_at(1),
+                Some(
+                    Tok::VarEnd
+                        | Tok::BlockEnd
+                        | Tok::Op(Op::RParen | Op::RBracket | Op::RBrace | Op::Comma | Op::Colon)
+                )
+            )
+            // `expression`, `binary` and `unary` each enter one level.
+            && self.depth + 3 <= self.max_depth
     }
 
     fn condexpr(&mut self) -> PResult<&'a Expr<'a>> {
@@ -845,7 +870,8 @@ impl<'a> Parser<'a> {
                 left = self.comparisons(left)?;
                 continue;
             }
-            let is_or = self.is_name("or");
+            // Only `or` is at the `or` level.
+            let is_or = prec == OR;
             self.pos += 1;
             let right = self.binary(prec + 1)?;
             let span = left.span.to(right.span);
@@ -891,15 +917,13 @@ impl<'a> Parser<'a> {
     fn unary(&mut self, with_filter: bool) -> PResult<&'a Expr<'a>> {
         self.enter()?;
         let span = self.span();
-        let node = if self.eat_op(Op::Sub) || self.eat_op(Op::Add) {
-            let op = if matches!(
-                self.toks.get(self.pos - 1).map(|t| &t.tok),
-                Some(Tok::Op(Op::Sub))
-            ) {
-                UnOp::Neg
-            } else {
-                UnOp::Pos
-            };
+        let sign = match self.peek() {
+            Some(Tok::Op(Op::Sub)) => Some(UnOp::Neg),
+            Some(Tok::Op(Op::Add)) => Some(UnOp::Pos),
+            _ => None,
+        };
+        let node = if let Some(op) = sign {
+            self.pos += 1;
             let inner = self.unary(false)?;
             let span = span.to(inner.span);
             self.node(ExprKind::Unary(op, inner), span)
@@ -1008,7 +1032,12 @@ impl<'a> Parser<'a> {
 
     fn postfix(&mut self, mut node: &'a Expr<'a>) -> PResult<&'a Expr<'a>> {
         loop {
-            if self.eat_op(Op::Dot) {
+            // One look at the next token decides (three `is_op` tests would load it thrice).
+            let Some(&Tok::Op(op @ (Op::Dot | Op::LBracket | Op::LParen))) = self.peek() else {
+                return Ok(node);
+            };
+            if op == Op::Dot {
+                self.pos += 1;
                 let kind = match self.peek() {
                     Some(&Tok::Name(n)) => {
                         self.pos += 1;
@@ -1029,12 +1058,11 @@ impl<'a> Parser<'a> {
                     _ => return self.fail("an attribute name"),
                 };
                 node = self.node(kind, node.span.to(self.prev_span()));
-            } else if self.eat_op(Op::LBracket) {
+            } else if op == Op::LBracket {
+                self.pos += 1;
                 node = self.subscript(node)?;
-            } else if self.is_op(Op::LParen) {
-                node = self.call(node)?;
             } else {
-                return Ok(node);
+                node = self.call(node)?;
             }
         }
     }
@@ -1043,6 +1071,8 @@ impl<'a> Parser<'a> {
         let mut parts: [Option<&'a Expr<'a>>; 3] = [None; 3];
         let mut is_slice = false;
         let mut idx = 0;
+        // Nearly every subscript has one key: a list only from the second on.
+        let mut first = None;
         let mut keys = self.vec();
         loop {
             if self.is_op(Op::Colon) {
@@ -1065,6 +1095,8 @@ impl<'a> Parser<'a> {
             let e = self.expression(true)?;
             if is_slice || self.is_op(Op::Colon) {
                 parts[idx] = Some(e);
+            } else if first.is_none() {
+                first = Some(e);
             } else {
                 keys.push(e);
             }
@@ -1073,12 +1105,13 @@ impl<'a> Parser<'a> {
         if is_slice {
             return Ok(self.node(ExprKind::Slice(node, parts), span));
         }
-        let key = match keys.len() {
-            0 => return self.fail("a subscript"),
-            1 => keys[0],
-            _ => {
-                let items = self.arena.alloc_slice_fill_iter(keys.iter().map(|k| **k));
-                self.node(ExprKind::Tuple(items), span)
+        let key = match (first, keys.is_empty()) {
+            (None, _) => return self.fail("a subscript"),
+            (Some(k), true) => k,
+            (Some(k), false) => {
+                let mut items = self.vec_of(*k);
+                items.extend(keys.iter().map(|k| **k));
+                self.node(ExprKind::Tuple(self.slice(items)), span)
             }
         };
         Ok(self.node(ExprKind::Item(node, key), span))
@@ -1141,15 +1174,12 @@ impl<'a> Parser<'a> {
 
     fn filter_expr(&mut self, mut node: &'a Expr<'a>) -> PResult<&'a Expr<'a>> {
         loop {
-            if self.is_op(Op::Pipe) {
-                node = self.filters(node)?;
-            } else if self.is_name("is") {
-                node = self.test(node)?;
-            } else if self.is_op(Op::LParen) {
-                node = self.call(node)?;
-            } else {
-                return Ok(node);
-            }
+            node = match self.peek() {
+                Some(Tok::Op(Op::Pipe)) => self.filters(node)?,
+                Some(Tok::Name("is")) => self.test(node)?,
+                Some(Tok::Op(Op::LParen)) => self.call(node)?,
+                _ => return Ok(node),
+            };
         }
     }
 
@@ -1259,5 +1289,28 @@ fn describe(tok: Option<&Tok<'_>>) -> String {
         Some(Tok::BigInt(t)) => format!("'{t}'"),
         Some(Tok::Float(f)) => format!("'{f}'"),
         Some(Tok::Op(o)) => format!("'{}'", o.as_str()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lone_operands_keep_the_nesting_limit() {
+        // A lone operand skips the three expression levels, but fails the limit exactly
+        // where they would: the least `max_nesting` each source needs is the one the parser
+        // needed before the shortcut.
+        for (src, needs) in [
+            ("{{ x }}", 4),
+            ("{{ f(x) }}", 7),
+            ("{{ x + 1 }}", 5),
+            ("{{ a[b] }}", 7),
+            ("{% if x %}{{ y }}{% endif %}", 5),
+        ] {
+            for max in 0..8 {
+                let arena = bumpalo::Bump::new();
+                let ok = super::parse(src, &arena, max).is_ok();
+                assert_eq!(ok, max >= needs, "{src} with max_nesting {max}");
+            }
+        }
     }
 }
