@@ -326,12 +326,9 @@ impl<'s> Lexer<'s> {
                 }
                 Ok(Inner::Str) => {
                     let text = &src[s..e];
-                    let body = unescape(&text[1..text.len() - 1])
+                    let body = unescape_in(&text[1..text.len() - 1], self.arena)
                         .map_err(|m| Error::new(crate::ErrorKind::Syntax, m).with_offset(src, s))?;
-                    Tok::Str(match body {
-                        std::borrow::Cow::Borrowed(b) => b,
-                        std::borrow::Cow::Owned(o) => self.arena.alloc_str(&o),
-                    })
+                    Tok::Str(body)
                 }
                 Ok(Inner::Int) => {
                     let text = &src[s..e];
@@ -801,11 +798,56 @@ impl Op {
 /// Decodes a string literal's body as jinja2 does (Python's `unicode-escape` after
 /// `backslashreplace`): known escapes are decoded, unknown ones kept with their backslash;
 /// a truncated `\x`/`\u`/`\U` escape or an unknown `\N{NAME}` is the codec's error.
+#[cfg(test)]
 pub(crate) fn unescape(body: &str) -> Result<std::borrow::Cow<'_, str>, &'static str> {
     if find_byte(body.as_bytes(), b'\\').is_none() {
         return Ok(std::borrow::Cow::Borrowed(body));
     }
     let mut out = String::with_capacity(body.len());
+    decode(body, &mut out)?;
+    Ok(std::borrow::Cow::Owned(out))
+}
+
+/// [`unescape`] into `arena`: the body itself when it has no backslash, else its decoded
+/// text written once into the arena (no heap string per literal).
+pub(crate) fn unescape_in<'a>(
+    body: &'a str,
+    arena: &'a bumpalo::Bump,
+) -> Result<&'a str, &'static str> {
+    if find_byte(body.as_bytes(), b'\\').is_none() {
+        return Ok(body);
+    }
+    let mut out = bumpalo::collections::String::with_capacity_in(body.len(), arena);
+    decode(body, &mut out)?;
+    Ok(out.into_bump_str())
+}
+
+/// Where [`decode`] writes: a heap or an arena string.
+trait Out {
+    fn push_str(&mut self, s: &str);
+    fn push(&mut self, c: char);
+}
+
+impl Out for String {
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s);
+    }
+    fn push(&mut self, c: char) {
+        String::push(self, c);
+    }
+}
+
+impl Out for bumpalo::collections::String<'_> {
+    fn push_str(&mut self, s: &str) {
+        bumpalo::collections::String::push_str(self, s);
+    }
+    fn push(&mut self, c: char) {
+        bumpalo::collections::String::push(self, c);
+    }
+}
+
+/// Decodes `body`, which has a backslash, into `out` (see [`unescape`]).
+fn decode(body: &str, out: &mut impl Out) -> Result<(), &'static str> {
     let mut chars = body.chars();
     loop {
         // The text up to the next backslash is copied as it is.
@@ -836,7 +878,9 @@ pub(crate) fn unescape(body: &str) -> Result<std::borrow::Cow<'_, str>, &'static
         };
         if let Some(decoded) = simple {
             chars.next();
-            out.extend(decoded);
+            if let Some(c) = decoded {
+                out.push(c);
+            }
             continue;
         }
         let hex = |n: usize, chars: &mut std::str::Chars<'_>| -> Option<char> {
@@ -924,7 +968,7 @@ pub(crate) fn unescape(body: &str) -> Result<std::borrow::Cow<'_, str>, &'static
             _ => out.push('\\'),
         }
     }
-    Ok(std::borrow::Cow::Owned(out))
+    Ok(())
 }
 
 #[cfg(test)]
