@@ -10,7 +10,6 @@ mod scope;
 
 pub(crate) use content::reads_content_parts;
 pub(crate) use instr::{Const, Instr, LoopField, MacroInfo, NONE16};
-pub(crate) use scope::same_name;
 
 use crate::builtins::{FilterFn, TestFn};
 use crate::error::Error;

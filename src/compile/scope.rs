@@ -122,34 +122,7 @@ impl<'a> Scope<'a> {
 /// a `memcmp` call): nearly every name a compile compares is that short.
 #[inline]
 pub(crate) fn same_name(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    match n {
-        0 => true,
-        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
-        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
-        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
-        _ => a == b,
-    }
-}
-
-/// The 4 bytes of `s` at `at`.
-#[inline]
-fn word4(s: &[u8], at: usize) -> u32 {
-    let mut w = [0u8; 4];
-    w.copy_from_slice(&s[at..at + 4]);
-    u32::from_ne_bytes(w)
-}
-
-/// The 8 bytes of `s` at `at`.
-#[inline]
-fn word8(s: &[u8], at: usize) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&s[at..at + 8]);
-    u64::from_ne_bytes(w)
+    crate::value::ops::short_eq(a.as_bytes(), b.as_bytes())
 }
 
 /// A name as a key of the compiler's tables: hashed with [`NameHasher`] in one call and

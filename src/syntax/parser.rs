@@ -12,7 +12,7 @@ use crate::syntax::ast::{
 };
 use crate::syntax::lexer::{Op, Tok, Token};
 use crate::syntax::Span;
-use crate::value::ops::BinOp;
+use crate::value::ops::{short_eq, BinOp};
 
 /// Parses normalized `src` into statements allocated in `arena`.
 pub(crate) fn parse<'a>(
@@ -270,7 +270,7 @@ impl<'a> Parser<'a> {
                 Tok::BlockStart => {
                     let name_span = self.span();
                     let name = self.expect_name()?;
-                    if ends.iter().any(|e| crate::compile::same_name(e, name)) {
+                    if ends.iter().any(|e| short_eq(e.as_bytes(), name.as_bytes())) {
                         self.leave();
                         return Ok((self.body_slice(base), name));
                     }
