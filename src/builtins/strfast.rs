@@ -187,12 +187,7 @@ pub(crate) fn lower<'a>(ctx: &Ctx<'a>, s: &'a str) -> Value<'a> {
     if !s.is_ascii() {
         return ctx.str(&s.to_lowercase());
     }
-    if !s.bytes().any(|b| b.is_ascii_uppercase()) {
-        return Value::Str(s);
-    }
-    let copy = ctx.arena.alloc_str(s);
-    copy.make_ascii_lowercase();
-    Value::Str(copy)
+    ascii_case(ctx, s, u8::is_ascii_uppercase, str::make_ascii_lowercase)
 }
 
 /// `str.upper()`.
@@ -200,11 +195,21 @@ pub(crate) fn upper<'a>(ctx: &Ctx<'a>, s: &'a str) -> Value<'a> {
     if !s.is_ascii() {
         return ctx.str(&s.to_uppercase());
     }
-    if !s.bytes().any(|b| b.is_ascii_lowercase()) {
+    ascii_case(ctx, s, u8::is_ascii_lowercase, str::make_ascii_uppercase)
+}
+
+/// ASCII `s` itself when no byte `changes`, else a copy in the arena that `convert` changed.
+fn ascii_case<'a>(
+    ctx: &Ctx<'a>,
+    s: &'a str,
+    changes: fn(&u8) -> bool,
+    convert: fn(&mut str),
+) -> Value<'a> {
+    if !s.as_bytes().iter().any(changes) {
         return Value::Str(s);
     }
     let copy = ctx.arena.alloc_str(s);
-    copy.make_ascii_uppercase();
+    convert(copy);
     Value::Str(copy)
 }
 

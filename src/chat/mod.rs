@@ -507,7 +507,7 @@ fn alias_fields<'a>(
 
 /// One of [`REASONING_FIELDS`].
 fn is_reasoning_field(key: &str) -> bool {
-    matches!(key, "reasoning_content" | "thinking" | "reasoning")
+    REASONING_FIELDS.contains(&key)
 }
 
 fn get_field<'a>(v: Value<'a>, key: &str) -> Option<Value<'a>> {
@@ -515,10 +515,7 @@ fn get_field<'a>(v: Value<'a>, key: &str) -> Option<Value<'a>> {
         Value::Json(serde_json::Value::Object(o)) => {
             crate::value::ops::json_get(o, key).map(Value::from_json)
         }
-        Value::Dict(d) => d
-            .iter()
-            .find(|(k, _)| matches!(k, Value::Str(s) if *s == key))
-            .map(|(_, v)| *v),
+        Value::Dict(d) => crate::value::ops::dict_str_get(d, key),
         _ => None,
     }
 }

@@ -919,11 +919,7 @@ fn key_read<'a>(
         // preparation (a message whose reasoning was aliased) or by the template: only a
         // string key can equal `name`.
         Value::Dict(d) => {
-            let found = d.iter().find(|(k, _)| match k {
-                Value::Str(k) | Value::Markup(k) => ops::short_eq(k.as_bytes(), name.as_bytes()),
-                _ => false,
-            });
-            if let Some(&(_, v)) = found {
+            if let Some(v) = ops::dict_str_get(d, name) {
                 return Ok(v);
             }
         }

@@ -11,12 +11,20 @@ use super::schema::{self, Member, Style};
 use super::values;
 use super::{GrammarOptions, Tool, ToolChoice, Trigger, TriggerKind};
 use crate::output::spec::{
-    CallSyntax, FormatSpec, IdSpec, ReasoningMode, ToolCallSpec, ValueTyping, ValueWriting,
+    CallSyntax, FormatSpec, IdSpec, Markers, ReasoningMode, ToolCallSpec, ValueTyping, ValueWriting,
 };
 use crate::{Error, ErrorKind};
 
 pub(super) fn err(msg: impl Into<String>) -> Error {
     Error::new(ErrorKind::Input, msg)
+}
+
+/// The open and close markers of `m` as expressions; empty when there are none.
+pub(super) fn marks(r: &mut Rules, m: Option<&Markers>) -> (Expr, Expr) {
+    match m {
+        Some(m) => (mark(r, &m.open), mark(r, &m.close)),
+        None => (Expr::Empty, Expr::Empty),
+    }
 }
 
 /// A marker with its outer whitespace dropped and inner whitespace runs made optional.
@@ -381,10 +389,7 @@ impl Calls {
         } else {
             body_full.clone()
         };
-        let (co, cc) = match &tc.call {
-            Some(m) => (mark(r, &m.open), mark(r, &m.close)),
-            None => (Expr::Empty, Expr::Empty),
-        };
+        let (co, cc) = marks(r, tc.call.as_ref());
         let call = cat(r, vec![co, body_full.clone(), cc.clone()]);
         let call = r.add("call", call);
         let first_call_rest = match level {
@@ -418,10 +423,7 @@ impl Calls {
         } else {
             (seq_whole, seq_rest)
         };
-        let (sopen, sclose) = match &tc.section {
-            Some(m) => (mark(r, &m.open), mark(r, &m.close)),
-            None => (Expr::Empty, Expr::Empty),
-        };
+        let (sopen, sclose) = marks(r, tc.section.as_ref());
         let whole = cat(r, vec![sopen, calls_whole.clone(), sclose.clone()]);
         let rest = match level {
             0 => Expr::seq(vec![w, cat(r, vec![calls_whole, sclose])]),

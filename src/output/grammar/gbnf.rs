@@ -45,13 +45,7 @@ fn class(negated: bool, ranges: &[(char, char)]) -> String {
         return "([^\\n] | \"\\n\")".into();
     }
     let mut out = String::from(if negated { "[^" } else { "[" });
-    for &(a, b) in ranges {
-        esc(a, &mut out, true);
-        if b != a {
-            out.push('-');
-            esc(b, &mut out, true);
-        }
-    }
+    super::print::push_ranges(&mut out, ranges, |c, out| esc(c, out, true));
     out.push(']');
     out
 }

@@ -44,13 +44,7 @@ fn class(negated: bool, ranges: &[(char, char)]) -> String {
         return "/(?s:.)/".into();
     }
     let mut out = String::from(if negated { "/[^" } else { "/[" });
-    for &(a, b) in ranges {
-        esc(a, &mut out);
-        if b != a {
-            out.push('-');
-            esc(b, &mut out);
-        }
-    }
+    super::print::push_ranges(&mut out, ranges, esc);
     out.push_str("]/");
     out
 }

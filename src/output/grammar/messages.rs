@@ -4,7 +4,7 @@
 //! function and its body is one call as the spec's tool syntax writes it. The generation
 //! prompt wrote the first header's start, so the turn begins with the recipient.
 
-use super::build::{call_body, cat, err, mark};
+use super::build::{call_body, cat, err, mark, marks};
 use super::ir::{Expr, Rules};
 use super::schema;
 use super::{GrammarOptions, Tool, ToolChoice, Trigger, TriggerKind};
@@ -72,14 +72,8 @@ pub(super) fn messages(
     let mut triggers = Vec::new();
     for (i, t) in tools.iter().enumerate() {
         let body = call_body(r, tc, t, i, true)?;
-        let (co, cc) = match &tc.call {
-            Some(m) => (mark(r, &m.open), mark(r, &m.close)),
-            None => (Expr::Empty, Expr::Empty),
-        };
-        let (so, sc) = match &tc.section {
-            Some(m) => (mark(r, &m.open), mark(r, &m.close)),
-            None => (Expr::Empty, Expr::Empty),
-        };
+        let (co, cc) = marks(r, tc.call.as_ref());
+        let (so, sc) = marks(r, tc.section.as_ref());
         let call = cat(r, vec![so, co, body, cc, sc]);
         let h = header(r, &t.name);
         let m = Expr::seq(vec![h, w.clone(), call]);

@@ -14,6 +14,22 @@ pub(super) trait Dialect {
     fn reference(&self, name: &str) -> String;
 }
 
+/// Appends the ranges of a character class to `out` (`a` or `a-b` each), every bound
+/// written by the syntax's `esc`.
+pub(super) fn push_ranges(
+    out: &mut String,
+    ranges: &[(char, char)],
+    esc: impl Fn(char, &mut String),
+) {
+    for &(a, b) in ranges {
+        esc(a, out);
+        if b != a {
+            out.push('-');
+            esc(b, out);
+        }
+    }
+}
+
 /// `e` in dialect `d`; `top` when it is a whole rule body (no parentheses needed).
 pub(super) fn expr(d: &impl Dialect, e: &Expr, top: bool) -> String {
     match e {

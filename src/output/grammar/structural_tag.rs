@@ -15,7 +15,7 @@
 //! to the last call's end, and a section around all calls as a `tag` holding
 //! `tags_with_separator`.
 
-use super::build::{self, call_body, cat, mark};
+use super::build::{self, call_body, cat, mark, marks};
 use super::ir::{Expr, Rules};
 use super::{gbnf, Grammar, GrammarOptions, Tool, ToolChoice};
 use crate::output::spec::{CallSyntax, FormatSpec, ReasoningMode, ToolCallSpec};
@@ -138,13 +138,7 @@ fn class_regex(negated: bool, ranges: &[(char, char)]) -> String {
         }
         c => out.push(c),
     };
-    for &(a, b) in ranges {
-        esc(a, &mut out);
-        if b != a {
-            out.push('-');
-            esc(b, &mut out);
-        }
-    }
+    super::print::push_ranges(&mut out, ranges, esc);
     out.push(']');
     out
 }
@@ -350,10 +344,7 @@ fn region(
     let mut heads = Vec::new();
     for (i, t) in tools.iter().enumerate() {
         let body = call_body(r, tc, t, i, true)?;
-        let (co, cc) = match &tc.call {
-            Some(m) => (mark(r, &m.open), mark(r, &m.close)),
-            None => (Expr::Empty, Expr::Empty),
-        };
+        let (co, cc) = marks(r, tc.call.as_ref());
         heads.push(cat(r, vec![co.clone(), body.clone()]));
         calls.push(cat(r, vec![co, body, cc]));
     }

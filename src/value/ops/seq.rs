@@ -40,6 +40,19 @@ pub(crate) fn json_get<'j>(
     }
 }
 
+/// The value of string key `key` in a template dict's pairs (a `Markup` key of the same text
+/// is the same key, as in Python).
+#[inline]
+pub(crate) fn dict_str_get<'a>(pairs: &[(Value<'a>, Value<'a>)], key: &str) -> Option<Value<'a>> {
+    pairs
+        .iter()
+        .find(|(k, _)| match k {
+            Value::Str(k) | Value::Markup(k) => short_eq(k.as_bytes(), key.as_bytes()),
+            _ => false,
+        })
+        .map(|&(_, v)| v)
+}
+
 /// Byte equality that compares short texts (keys, roles) in registers, without a call to
 /// `memcmp`: up to 16 bytes, two overlapping loads cover every byte.
 #[inline]
