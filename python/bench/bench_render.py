@@ -7,8 +7,8 @@ render_jinja_template over the corpus, and the cost of the binding itself.
 For every corpus template and scenario that transformers renders without error, both
 functions render the same request `reps` times (templates compiled and cached first, as both
 cache them); the per-request time is the median of those. Reported per run: the median over
-all requests of each function's time and of the per-request ratio; then over runs, the mean
-and spread (min..max). Also: the binding's fixed cost (a template that prints nothing, the
+all requests of each function's time and of the per-request ratio (and that ratio's median
+per scenario); then over runs, the mean and spread (min..max). Also: the binding's fixed cost (a template that prints nothing, the
 median scenario's data converted) and `plain_data` conversion alone.
 """
 
@@ -33,7 +33,7 @@ def load():
     for p in sorted((CORPUS / "scenarios").glob("*.json")):
         req = json.loads(p.read_text(encoding="utf-8"))
         req.pop("description", None)
-        scenarios.append(req)
+        scenarios.append((p.stem, req))
     templates = []
     for p in sorted((CORPUS / "templates").glob("*.jinja")):
         with open(p, encoding="utf-8", newline="") as f:
@@ -53,7 +53,7 @@ def timed(fn, reps):
 def cases(templates, scenarios):
     out = []
     for src in templates:
-        for req in scenarios:
+        for name, req in scenarios:
             r = copy.deepcopy(req)
             msgs = r.pop("messages")
             try:
@@ -61,19 +61,22 @@ def cases(templates, scenarios):
                 chatcodec.render_jinja_template([msgs], chat_template=src, **r)
             except Exception:  # noqa: BLE001 - only requests both render
                 continue
-            out.append((src, msgs, r))
+            out.append((name, src, msgs, r))
     return out
 
 
 def run(all_cases, reps):
     ours, theirs, ratios = [], [], []
-    for src, msgs, r in all_cases:
+    by_scenario = {}
+    for name, src, msgs, r in all_cases:
         a = timed(lambda: chatcodec.render_jinja_template([msgs], chat_template=src, **r), reps)
         b = timed(lambda: ctu.render_jinja_template([msgs], chat_template=src, **r), reps)
         ours.append(a)
         theirs.append(b)
         ratios.append(b / a)
-    return statistics.median(ours), statistics.median(theirs), statistics.median(ratios)
+        by_scenario.setdefault(name, []).append(b / a)
+    medians = {k: statistics.median(v) for k, v in by_scenario.items()}
+    return statistics.median(ours), statistics.median(theirs), statistics.median(ratios), medians
 
 
 def spread(values, unit=""):
@@ -91,16 +94,19 @@ def main():
           f"those both render), {args.reps} reps each, {args.runs} runs")
     results = []
     for i in range(args.runs):
-        o, t, ratio = run(all_cases, args.reps)
-        results.append((o, t, ratio))
+        o, t, ratio, medians = run(all_cases, args.reps)
+        results.append((o, t, ratio, medians))
         print(f"run {i + 1}: chatcodec {o / 1000:.1f} us, transformers {t / 1000:.1f} us, "
               f"median ratio {ratio:.1f}x")
     print("chatcodec median us:   ", spread([r[0] / 1000 for r in results]))
     print("transformers median us:", spread([r[1] / 1000 for r in results]))
     print("speed-up (median of per-request ratios):", spread([r[2] for r in results], "x"))
+    for name in results[0][3]:
+        n = sum(1 for c in all_cases if c[0] == name)
+        print(f"  {name} ({n} requests):", spread([r[3][name] for r in results], "x"))
 
     # The binding's own cost: conversion and call overhead with a template that prints nothing.
-    req = copy.deepcopy(scenarios[len(scenarios) // 2])
+    req = copy.deepcopy(scenarios[len(scenarios) // 2][1])
     msgs = req.pop("messages")
     empty = []
     conv = []
