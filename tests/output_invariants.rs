@@ -99,6 +99,8 @@ const MARKERS: &[&str] = &[
     "{\"name\": \"h\", \"arguments\": {",
     "<function=f>{",
     "functools[",
+    "{\"k\": ",
+    "{\"arguments\": {",
 ];
 
 /// The known tool names the properties run with, when they run with a list: calls to `g`,
@@ -172,6 +174,61 @@ proptest! {
         prop_assert_eq!(counted(&message_text(&m)), counted(&text), "{:?}", m);
         if tools {
             prop_assert!(m.tool_calls.iter().all(|c| c.name == "f"), "{:?}", m);
+        }
+    }
+}
+
+/// Openers after which a model may write a call: every family's call marker, and none.
+const OPENERS: &[&str] = &[
+    "",
+    "<tool_call>",
+    "<tool_call>\n",
+    "[TOOL_CALLS]",
+    "[TOOL_CALLS][",
+    "<|python_tag|>",
+    "<|tool_call|>",
+    "<|tool_call|>[",
+    "functools[",
+    "<|function_call|>",
+    "<|action_start|><|plugin|>\n",
+    "```json\n",
+    "<|tool_call_start|>",
+    "<|tools_prefix|>[",
+];
+
+/// Call bodies with no name in them: a call cannot be reported without one, so each must come
+/// back as content, whatever the format, with no character lost.
+const NAMELESS: &[&str] = &[
+    "{\"a\": \"é\"}",
+    "{\"a\":7}",
+    "{\"arguments\": {\"k\": \"日\"}}",
+    "{\"parameters\": {\"k\": \"Ω\"}}",
+    "{\"aé\u{1c}\":7}",
+    "{\"k\": \"ß\"",
+    "[{\"arguments\": {\"k\": \"🙂\"}}]",
+];
+
+#[test]
+fn nameless_calls_stay_content() {
+    for (name, _) in Format::names() {
+        let f = Format::by_name(name).unwrap();
+        for opener in OPENERS {
+            for body in NAMELESS {
+                for tail in ["", " é", "\n</tool_call>é"] {
+                    let text = format!("{opener}{body}{tail}");
+                    for tools in [false, true] {
+                        let o = tools_opt(false, tools);
+                        let m = parse_with(&f, &text, o.clone());
+                        assert_eq!(
+                            counted(&message_text(&m)),
+                            counted(&text),
+                            "{name}: {text:?} lost text: {m:?}"
+                        );
+                        let (_, _, fin, _) = stream(&f, &o, text.as_bytes(), &[1]);
+                        assert_eq!(fin, m, "{name}: {text:?} streamed differs");
+                    }
+                }
+            }
         }
     }
 }

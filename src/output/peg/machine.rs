@@ -41,6 +41,8 @@ struct Entry {
     calls: u32,
     log: u32,
     live: bool,
+    /// [`Machine::named`] when the entry was made.
+    named: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -77,6 +79,9 @@ pub(crate) struct Machine {
     call_at: Option<usize>,
     /// With `known`: where the current name capture opened.
     name_at: Option<usize>,
+    /// Whether the current call capture has closed a name capture. A call that closes
+    /// without one cannot be reported as a call: it is a failure, so its text stays content.
+    named: bool,
 }
 
 enum Step {
@@ -108,6 +113,7 @@ impl Machine {
             known: None,
             call_at: None,
             name_at: None,
+            named: false,
         }
     }
 
@@ -245,6 +251,7 @@ impl Machine {
                         calls: self.calls.len() as u32,
                         log: self.log.len() as u32,
                         live: true,
+                        named: self.named,
                     });
                     self.live += 1;
                     self.pc += 1;
@@ -256,6 +263,7 @@ impl Machine {
                 Inst::PartialCommit(to) => {
                     let pos = self.pos;
                     let log = self.log.len() as u32;
+                    let named = self.named;
                     match self.bt.last_mut() {
                         Some(e) if e.pos == pos => {
                             // An iteration that consumed nothing ends the loop.
@@ -266,6 +274,7 @@ impl Machine {
                         Some(e) => {
                             e.pos = pos;
                             e.log = log;
+                            e.named = named;
                             if !e.live {
                                 e.live = true;
                                 self.live += 1;
@@ -279,6 +288,7 @@ impl Machine {
                     if let Some(e) = self.pop_entry() {
                         self.pos = e.pos;
                         self.log.truncate(e.log as usize);
+                        self.named = e.named;
                     }
                     self.pc = to;
                 }
@@ -329,6 +339,18 @@ impl Machine {
                             Some(false) => return Step::Done,
                             None => {}
                         }
+                    }
+                    match (inst, kind) {
+                        (Inst::Open(_), Kind::Call | Kind::WholeCall) => self.named = false,
+                        (Inst::Close(_), Kind::Name) => self.named = true,
+                        (Inst::Close(_), Kind::Call | Kind::WholeCall) if !self.named => {
+                            // A call without a name: not a call after all.
+                            if !self.fail(sink) {
+                                return Step::Done;
+                            }
+                            continue;
+                        }
+                        _ => {}
                     }
                     self.log.push(LogItem {
                         open: matches!(inst, Inst::Open(_)),
@@ -434,6 +456,7 @@ impl Machine {
             }
             self.calls.truncate(e.calls as usize);
             self.log.truncate(e.log as usize);
+            self.named = e.named;
             self.pc = e.alt;
             return true;
         }
@@ -463,6 +486,7 @@ impl Machine {
         sink.recover(&raw, at, reason);
         self.call_at = None;
         self.name_at = None;
+        self.named = false;
         self.bt.clear();
         self.live = 0;
         self.calls.clear();
