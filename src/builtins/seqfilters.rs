@@ -1,10 +1,10 @@
 //! Filters over sequences: `list`, `items`, `select`/`reject` and their `attr` forms, `map`,
 //! `join`, `sort`, `dictsort`, `unique`, `min`/`max`, `sum`, `reverse`, `batch`, `slice`,
-//! `groupby`. Where jinja2 returns a generator, so do these (`IterKind::Generator`).
+//! `groupby`. Where jinja2 returns a generator, so do these (`IterKind::Generator`, named by [`Gen`]).
 
 use crate::error::{err, Error};
 use crate::value::ops::{self, BinOp, CmpOp};
-use crate::value::{Ctx, IterKind, VResult, Value};
+use crate::value::{Ctx, Gen, IterKind, VResult, Value};
 
 use super::args::{
     attr_parts, bind, check_hashable, get_path, ignore_case, int_arg, lt, lt_keys, no_args, pair,
@@ -22,12 +22,13 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
         "items" => |ctx, v, a, k| {
             no_args("items", a, k)?;
             if v.is_undefined() {
-                return Ok(ctx.iter(IterKind::Generator, &[]));
+                return Ok(ctx.iter(IterKind::Generator(Gen::Items), &[]));
             }
-            let p = pairs(ctx, &v)
-                .ok_or_else(|| err!(Type, "Can only get item pairs from a mapping."))?;
+            let Some(p) = pairs(ctx, &v) else {
+                return Ok(ctx.iter(IterKind::Generator(Gen::ItemsOfNonMapping), &[]));
+            };
             let items = ctx.slice(p.iter().map(|(k, x)| pair(ctx, *k, *x)));
-            Ok(ctx.iter(IterKind::Generator, items))
+            Ok(ctx.iter(IterKind::Generator(Gen::Items), items))
         },
         "select" => |ctx, v, a, k| select(ctx, v, a, k, false, true),
         "reject" => |ctx, v, a, k| select(ctx, v, a, k, false, false),
@@ -109,7 +110,7 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
                 }
                 out.push(ctx.list(tmp));
             }
-            Ok(ctx.iter(IterKind::Generator, ctx.slice(out)))
+            Ok(ctx.iter(IterKind::Generator(Gen::Batch), ctx.slice(out)))
         },
         "slice" => |ctx, v, a, k| {
             let [n, fill] = bind("slice", ["slices", "fill_with"], a, k)?;
@@ -146,7 +147,7 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
                 }
                 out.push(ctx.list(part));
             }
-            Ok(ctx.iter(IterKind::Generator, ctx.slice(out)))
+            Ok(ctx.iter(IterKind::Generator(Gen::Slice), ctx.slice(out)))
         },
         "groupby" => groupby as FilterFn,
         _ => return None,
@@ -164,7 +165,7 @@ fn select<'a>(
     keep: bool,
 ) -> VResult<'a> {
     if !v.is_true() {
-        return Ok(ctx.iter(IterKind::Generator, &[]));
+        return Ok(ctx.iter(IterKind::Generator(Gen::SelectOrReject), &[]));
     }
     let (parts, rest) = if attr {
         let (a, rest) = args
@@ -201,13 +202,16 @@ fn select<'a>(
             out.push(*item);
         }
     }
-    Ok(ctx.iter(IterKind::Generator, out.into_bump_slice()))
+    Ok(ctx.iter(
+        IterKind::Generator(Gen::SelectOrReject),
+        out.into_bump_slice(),
+    ))
 }
 
 /// `map(attribute=..., default=...)` or `map('filter', args...)`.
 fn map<'a>(ctx: &Ctx<'a>, v: Value<'a>, args: &[Value<'a>], kw: Kwargs<'_, 'a>) -> VResult<'a> {
     if !v.is_true() {
-        return Ok(ctx.iter(IterKind::Generator, &[]));
+        return Ok(ctx.iter(IterKind::Generator(Gen::Map), &[]));
     }
     let items = ops::iterate(ctx, v)?;
     let mut out = bumpalo::collections::Vec::with_capacity_in(items.len(), ctx.arena);
@@ -241,7 +245,7 @@ fn map<'a>(ctx: &Ctx<'a>, v: Value<'a>, args: &[Value<'a>], kw: Kwargs<'_, 'a>) 
             out.push(f(ctx, *item, fargs, kw)?);
         }
     }
-    Ok(ctx.iter(IterKind::Generator, out.into_bump_slice()))
+    Ok(ctx.iter(IterKind::Generator(Gen::Map), out.into_bump_slice()))
 }
 
 /// The sort keys of `sort`: one list of values per item (jinja2's multi attribute getter).
@@ -340,7 +344,7 @@ fn unique<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -
             out.push(*item);
         }
     }
-    Ok(ctx.iter(IterKind::Generator, out.into_bump_slice()))
+    Ok(ctx.iter(IterKind::Generator(Gen::Unique), out.into_bump_slice()))
 }
 
 /// `min`/`max(case_sensitive=False, attribute=None)`: the first extreme item.
@@ -385,10 +389,10 @@ fn reverse<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) 
         Value::Iter(s)
             if matches!(
                 s.kind,
-                IterKind::Generator | IterKind::ListReverse | IterKind::RangeReverse
+                IterKind::Generator(_) | IterKind::ListReverse | IterKind::RangeReverse
             ) =>
         {
-            Ok(ctx.list(s.items.iter().rev().copied()))
+            Ok(ctx.list(s.values()?.iter().rev().copied()))
         }
         Value::Iter(s) if matches!(s.kind, IterKind::Range { .. }) => Ok(ctx.iter(
             IterKind::RangeReverse,
@@ -484,30 +488,40 @@ mod unit {
     fn generators_where_jinja_has_them() {
         let l = leak(ints(&[3, 1, 2]));
         let l = Value::List(l);
-        assert_eq!(f("select", l, &[], &[]), "Generator[3,1,2]");
-        assert_eq!(f("reject", l, &[Value::Str("odd")], &[]), "Generator[2]");
+        assert_eq!(f("select", l, &[], &[]), "Generator(SelectOrReject)[3,1,2]");
+        assert_eq!(
+            f("reject", l, &[Value::Str("odd")], &[]),
+            "Generator(SelectOrReject)[2]"
+        );
         assert_eq!(
             f("select", l, &[Value::Str("gt"), Value::Int(1)], &[]),
-            "Generator[3,2]"
+            "Generator(SelectOrReject)[3,2]"
         );
         assert_eq!(f("select", l, &[Value::Str("nope")], &[]), "!Unknown");
-        assert_eq!(f("select", Value::UNDEFINED, &[], &[]), "Generator[]");
+        assert_eq!(
+            f("select", Value::UNDEFINED, &[], &[]),
+            "Generator(SelectOrReject)[]"
+        );
         assert_eq!(
             f("map", l, &[Value::Str("string")], &[]),
-            "Generator[3,1,2]"
+            "Generator(Map)[3,1,2]"
         );
         assert_eq!(f("map", l, &[], &[]), "!Runtime");
-        assert_eq!(f("map", Value::List(&[]), &[], &[]), "Generator[]");
+        assert_eq!(f("map", Value::List(&[]), &[], &[]), "Generator(Map)[]");
         assert_eq!(
             f("unique", Value::List(leak(ints(&[1, 2, 1]))), &[], &[]),
-            "Generator[1,2]"
+            "Generator(Unique)[1,2]"
         );
         assert_eq!(f("reverse", l, &[], &[]), "ListReverse[2,1,3]");
         assert_eq!(f("reverse", Value::Str("ab"), &[], &[]), "ba");
         assert_eq!(f("list", Value::Str("ab"), &[], &[]), "[a,b]");
         assert_eq!(f("list", Value::Int(5), &[], &[]), "!Type");
-        assert_eq!(f("items", Value::UNDEFINED, &[], &[]), "Generator[]");
-        assert_eq!(f("items", Value::Int(1), &[], &[]), "!Type");
+        assert_eq!(f("items", Value::UNDEFINED, &[], &[]), "Generator(Items)[]");
+        // The error is raised when the generator is iterated.
+        assert_eq!(
+            f("items", Value::Int(1), &[], &[]),
+            "Generator(ItemsOfNonMapping)[]"
+        );
     }
 
     #[test]
@@ -620,7 +634,10 @@ mod unit {
             f("sort", Value::List(l), &[Value::Bool(true)], &[]),
             "[b,A,a]"
         );
-        assert_eq!(f("unique", Value::List(l), &[], &[]), "Generator[b,A]");
+        assert_eq!(
+            f("unique", Value::List(l), &[], &[]),
+            "Generator(Unique)[b,A]"
+        );
         assert_eq!(f("min", Value::List(l), &[], &[]), "A");
         assert_eq!(f("max", Value::List(&[]), &[], &[]), "");
         let mixed = leak([Value::Int(1), Value::Str("a")]);
@@ -628,7 +645,7 @@ mod unit {
         let nums = leak(ints(&[1, 2, 3, 4, 5]));
         assert_eq!(
             f("batch", Value::List(nums), &[Value::Int(2)], &[]),
-            "Generator[[1,2],[3,4],[5]]"
+            "Generator(Batch)[[1,2],[3,4],[5]]"
         );
         assert_eq!(
             f(
@@ -637,11 +654,11 @@ mod unit {
                 &[Value::Int(2), Value::Int(0)],
                 &[]
             ),
-            "Generator[[1,2],[3,4],[5,0]]"
+            "Generator(Batch)[[1,2],[3,4],[5,0]]"
         );
         assert_eq!(
             f("slice", Value::List(nums), &[Value::Int(2)], &[]),
-            "Generator[[1,2,3],[4,5]]"
+            "Generator(Slice)[[1,2,3],[4,5]]"
         );
         assert_eq!(
             f(
@@ -650,7 +667,7 @@ mod unit {
                 &[Value::Int(3), Value::Int(0)],
                 &[]
             ),
-            "Generator[[1,2],[3,4],[5,0]]"
+            "Generator(Slice)[[1,2],[3,4],[5,0]]"
         );
         assert_eq!(
             f("sum", Value::List(nums), &[], &[("start", Value::Int(10))]),

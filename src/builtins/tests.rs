@@ -147,7 +147,9 @@ fn same<'a>(a: &Value<'a>, b: &Value<'a>) -> bool {
         (Value::Json(x), Value::Json(y)) => std::ptr::eq(*x, *y),
         (Value::Ns(x), Value::Ns(y)) => std::ptr::eq(*x, *y),
         (Value::Loop(x), Value::Loop(y)) => std::ptr::eq(*x, *y),
-        (Value::Iter(x), Value::Iter(y)) => std::ptr::eq(*x, *y) && x.kind == IterKind::Generator,
+        (Value::Iter(x), Value::Iter(y)) => {
+            std::ptr::eq(*x, *y) && matches!(x.kind, IterKind::Generator(_))
+        }
         (Value::Callable(x), Value::Callable(y)) => match (x, y) {
             (Callable::Global(g), Callable::Global(h)) => g == h,
             _ => std::ptr::eq(*x, *y),

@@ -323,8 +323,8 @@ impl<'v> Printer<'_, 'v> {
                     IterKind::DictItems => ("dict_items([", "])"),
                     IterKind::DictKeys => ("dict_keys([", "])"),
                     IterKind::DictValues => ("dict_values([", "])"),
-                    IterKind::Generator => {
-                        let _ = write!(self.out, "<generator object sync_do_map at {FAKE_ADDR}>");
+                    IterKind::Generator(g) => {
+                        let _ = write!(self.out, "<generator object {} at {FAKE_ADDR}>", g.name());
                         return;
                     }
                     IterKind::ListReverse => {
@@ -877,7 +877,10 @@ mod tests {
             s(&ctx.iter(IterKind::DictValues, &vals)),
             "dict_values([1, 2])"
         );
-        assert!(s(&ctx.iter(IterKind::Generator, &vals)).starts_with("<generator object "));
+        assert!(
+            s(&ctx.iter(IterKind::Generator(crate::value::Gen::Map), &vals))
+                .starts_with("<generator object ")
+        );
         assert!(s(&ctx.iter(IterKind::ListReverse, &vals))
             .starts_with("<list_reverseiterator object at 0x"));
 

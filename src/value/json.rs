@@ -515,7 +515,7 @@ mod tests {
 
     use super::*;
     use crate::error::ErrorKind;
-    use crate::value::IterKind;
+    use crate::value::{Gen, IterKind};
 
     /// A context over `bump`.
     fn ctx(bump: &Bump) -> Ctx<'_> {
@@ -783,7 +783,7 @@ mod tests {
         );
         let cases = [
             (Value::UNDEFINED, "Undefined"),
-            (c.iter(IterKind::Generator, &[]), "generator"),
+            (c.iter(IterKind::Generator(Gen::Map), &[]), "generator"),
             (c.iter(IterKind::DictItems, &[]), "dict_items"),
             (Value::Ns(c.namespace()), "TemplateNamespace"),
             (c.list([Value::UNDEFINED]), "Undefined"),

@@ -89,8 +89,8 @@ pub(crate) enum UndefInfo<'a> {
 /// The kinds of non-list iterables.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum IterKind {
-    /// A Python generator (`map`, `select`, `reject`, `selectattr`, `items` filter, ...).
-    Generator,
+    /// A Python generator, made by the filter function it names.
+    Generator(Gen),
     /// `dict.items()`.
     DictItems,
     /// `dict.keys()`.
@@ -114,12 +114,61 @@ pub(crate) enum IterKind {
     Bytes,
 }
 
+/// The jinja2 function whose generator a filter returns: its name shows in the generator's
+/// repr (`<generator object do_items at ...>`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Gen {
+    /// `map`.
+    Map,
+    /// `select`, `reject`, `selectattr`, `rejectattr`.
+    SelectOrReject,
+    /// `items`.
+    Items,
+    /// `items` of a value that is not a mapping: jinja2 raises when the generator is first
+    /// iterated, not when the filter is called (so `{{ x|items }}` prints the generator).
+    ItemsOfNonMapping,
+    /// `unique`.
+    Unique,
+    /// `batch`.
+    Batch,
+    /// `slice`.
+    Slice,
+}
+
+impl Gen {
+    /// The generator function's name, as Python's repr shows it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Gen::Map => "sync_do_map",
+            Gen::SelectOrReject => "select_or_reject",
+            Gen::Items | Gen::ItemsOfNonMapping => "do_items",
+            Gen::Unique => "sync_do_unique",
+            Gen::Batch => "do_batch",
+            Gen::Slice => "sync_do_slice",
+        }
+    }
+}
+
 /// A materialized non-list iterable.
 pub(crate) struct Seq<'a> {
     /// What Python type it stands for.
     pub(crate) kind: IterKind,
     /// Its items, in order.
     pub(crate) items: &'a [Value<'a>],
+}
+
+impl<'a> Seq<'a> {
+    /// Its items, as iterating it yields them; the error a generator raises when iterated.
+    #[inline]
+    pub(crate) fn values(&self) -> Result<&'a [Value<'a>], Error> {
+        match self.kind {
+            IterKind::Generator(Gen::ItemsOfNonMapping) => Err(crate::error::err!(
+                Type,
+                "Can only get item pairs from a mapping."
+            )),
+            _ => Ok(self.items),
+        }
+    }
 }
 
 /// A `namespace()`: attributes set with `{% set ns.x = ... %}` survive loop scopes.
@@ -434,7 +483,7 @@ impl<'a> Value<'a> {
             Value::Json(_) => true,
             Value::Iter(s) => match s.kind {
                 // Generators and reverse iterators are always truthy in Python.
-                IterKind::Generator | IterKind::ListReverse | IterKind::RangeReverse => true,
+                IterKind::Generator(_) | IterKind::ListReverse | IterKind::RangeReverse => true,
                 _ => !s.items.is_empty(),
             },
             Value::Ns(_) | Value::Callable(_) | Value::Loop(_) => true,
@@ -480,7 +529,7 @@ impl<'a> Value<'a> {
             Value::Tuple(_) => "tuple",
             Value::Dict(_) | Value::Json(_) => "dict",
             Value::Iter(s) => match s.kind {
-                IterKind::Generator => "generator",
+                IterKind::Generator(_) => "generator",
                 IterKind::DictItems => "dict_items",
                 IterKind::DictKeys => "dict_keys",
                 IterKind::DictValues => "dict_values",

@@ -449,6 +449,18 @@ def cases():
         for i, src in enumerate(items):
             add(f"stmt/{group}/{i:02d}", src)
 
+    # ---- generators: each filter's generator function in its repr; errors raised when the
+    # generator is iterated, not when the filter is called --------------------------------
+    exprs("generator", [
+        "l|select", "l|reject", "users|selectattr('admin')", "users|rejectattr('admin')", "l|map('string')",
+        "d|items", "l|unique", "l|batch(2)", "l|slice(2)", "undefined_x|items", "e|items", "none|items", "n|items",
+        "l|items", "n|items|list", "l|items|list", "1 in (n|items)", "(n|items)|first", "(n|items)|join",
+        "(n|items)|reverse", "(n|items)|sort", "(n|items) is iterable", "(n|items)|length", "(n|items)|tojson",
+        "s|items|list", "(l|map('upper'))", "(l|map('upper'))|list",
+    ])
+    add("generator/for", "{% for k in n|items %}{{ k }}{% else %}none{% endfor %}")
+    add("generator/if", "{% if n|items %}truthy{% endif %}")
+
     # ---- pprint wrapping, urlize options, recursive loops ----------------------------------
     exprs("pprint/wrap", [
         "range(100)|list|pprint", "(range(30)|list + ['x' * 50])|pprint", "{'z': 1, 'a': 2, 'm': [3, 2, 1]}|pprint",

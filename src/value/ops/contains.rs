@@ -57,8 +57,9 @@ pub(crate) fn contains<'a>(
             if s.kind == IterKind::DictKeys {
                 hashable(&item)?;
             }
-            budget::charge_items(s.items.len())?;
-            Ok(s.items.iter().any(|x| eq(x, &item)))
+            let items = s.values()?;
+            budget::charge_items(items.len())?;
+            Ok(items.iter().any(|x| eq(x, &item)))
         }
         Value::Loop(l) => Ok(budget::spend_items(l.items.len())
             && l.items

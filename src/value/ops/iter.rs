@@ -10,7 +10,7 @@ pub(crate) fn iterate<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> Result<&'a [Value<'a>]
     match v {
         Value::Undefined(_) => Ok(&[]),
         Value::List(l) | Value::Tuple(l) => Ok(l),
-        Value::Iter(s) => Ok(s.items),
+        Value::Iter(s) => s.values(),
         Value::Loop(l) => Ok(l.items.get(l.index0.get() + 1..).unwrap_or(&[])),
         _ => Ok(ctx.slice(items(ctx, v)?)),
     }
@@ -64,7 +64,7 @@ pub(crate) fn items<'c, 'a>(ctx: &'c Ctx<'a>, v: Value<'a>) -> Result<Items<'c, 
     Ok(match v {
         Value::Undefined(_) => Items::Values([].iter()),
         Value::List(l) | Value::Tuple(l) => Items::Values(l.iter()),
-        Value::Iter(s) => Items::Values(s.items.iter()),
+        Value::Iter(s) => Items::Values(s.values()?.iter()),
         Value::Loop(l) => Items::Values(l.items.get(l.index0.get() + 1..).unwrap_or(&[]).iter()),
         Value::Dict(d) => Items::DictKeys(d.iter()),
         Value::Json(serde_json::Value::Array(a)) => Items::Json(ctx, a.iter()),
@@ -87,7 +87,7 @@ pub(crate) fn length(v: &Value<'_>) -> Result<usize, Error> {
         Value::Iter(s)
             if !matches!(
                 s.kind,
-                IterKind::Generator | IterKind::ListReverse | IterKind::RangeReverse
+                IterKind::Generator(_) | IterKind::ListReverse | IterKind::RangeReverse
             ) =>
         {
             Ok(s.items.len())
@@ -143,7 +143,7 @@ mod tests {
             Some(1)
         );
         assert_eq!(
-            show_err(length(&c.iter(IterKind::Generator, &[]))),
+            show_err(length(&c.iter(IterKind::Generator(Gen::Map), &[]))),
             "Type: object of type 'generator' has no len()"
         );
         assert_eq!(

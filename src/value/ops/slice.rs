@@ -280,7 +280,7 @@ mod tests {
                 "Type: unhashable type: 'slice'",
             ),
             (
-                c.iter(IterKind::Generator, &[]),
+                c.iter(IterKind::Generator(Gen::Map), &[]),
                 i(1),
                 n,
                 n,

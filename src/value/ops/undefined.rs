@@ -39,7 +39,7 @@ pub(crate) fn obj_type_repr(v: &Value<'_>) -> &'static str {
         Value::Tuple(_) => "tuple object",
         Value::Dict(_) | Value::Json(_) => "dict object",
         Value::Iter(s) => match s.kind {
-            IterKind::Generator => "generator object",
+            IterKind::Generator(_) => "generator object",
             IterKind::DictItems => "dict_items object",
             IterKind::DictKeys => "dict_keys object",
             IterKind::DictValues => "dict_values object",
