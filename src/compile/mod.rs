@@ -83,14 +83,22 @@ impl StrPool {
 impl std::ops::Index<usize> for StrPool {
     type Output = str;
 
+    /// The string at `i` (empty when there is none). Read by the VM for every string
+    /// constant it pushes, so inline and without re-checking character boundaries.
+    #[inline]
     fn index(&self, i: usize) -> &str {
         let end = self.ends.get(i).copied().unwrap_or(0) as usize;
-        let start = i
-            .checked_sub(1)
-            .and_then(|p| self.ends.get(p))
-            .copied()
-            .unwrap_or(0) as usize;
-        self.text.get(start..end).unwrap_or("")
+        let start = match i.checked_sub(1) {
+            Some(p) => self.ends.get(p).copied().unwrap_or(0) as usize,
+            None => 0,
+        };
+        match self.text.as_bytes().get(start..end) {
+            // SAFETY: `text` is only ever extended by whole `&str`s (`push_concat`) and
+            // `ends` records the length after each, so every recorded end, and 0, is a
+            // character boundary of `text`; `start..end` is in bounds (checked by `get`).
+            Some(bytes) => unsafe { std::str::from_utf8_unchecked(bytes) },
+            None => "",
+        }
     }
 }
 
