@@ -193,6 +193,15 @@ pub(crate) fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
     let mut last = 0;
     let mut i = 0;
     while i < bytes.len() {
+        // Eight bytes at a time while none of them needs an escape.
+        if let Some(word) = bytes.get(i..i + 8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            if !word_needs_escape(u64::from_le_bytes(w), ensure_ascii) {
+                i += 8;
+                continue;
+            }
+        }
         let b = bytes[i];
         // One table lookup per byte: control characters, `"` and `\\` always need an escape,
         // non-ASCII only with `ensure_ascii`.
@@ -221,6 +230,24 @@ pub(crate) fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
     }
     out.push_str(&s[last..]);
     out.push('"');
+}
+
+/// Whether any of the eight bytes of `w` needs an escape (see [`NEEDS_ESCAPE`]; with
+/// `ensure_ascii`, also 0x7f and above). Exact: a byte that needs none never makes it true.
+#[inline]
+fn word_needs_escape(w: u64, ensure_ascii: bool) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A byte below `n` (n <= 0x80) sets its high bit in `(w - n*ONES) & !w & HIGH`, and only
+    // such a byte can (the borrow a byte below `n` starts moves up, never down).
+    let below = |w: u64, n: u64| w.wrapping_sub(ONES * n) & !w & HIGH;
+    let zero = |w: u64| below(w, 1);
+    let mut hit =
+        below(w, 0x20) | zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\')));
+    if ensure_ascii {
+        hit |= (w & HIGH) | zero(w ^ (ONES * 0x7f));
+    }
+    hit != 0
 }
 
 /// Bytes that JSON never carries raw: control characters, `"` and `\\`.
@@ -516,6 +543,58 @@ mod tests {
     use super::*;
     use crate::error::ErrorKind;
     use crate::value::{Gen, IterKind};
+
+    /// `write_json_str` one character at a time, with no word-at-a-time skipping.
+    fn json_str_by_char(s: &str, ensure_ascii: bool) -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            let cp = u32::from(c);
+            if cp < 0x80 && NEEDS_ESCAPE[cp as usize] {
+                write_escape(&mut out, cp);
+            } else if ensure_ascii && cp >= 0x7f {
+                if cp > 0xffff {
+                    write_u4(&mut out, 0xd800 | ((cp - 0x10000) >> 10));
+                    write_u4(&mut out, 0xdc00 | ((cp - 0x10000) & 0x3ff));
+                } else {
+                    write_u4(&mut out, cp);
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn json_str_words_equal_chars(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "bcdefgh", " ", "~", "\"", "\\", "\n", "\u{1}", "\u{1f}", "\u{7f}", "é", "日",
+                "🙂", "\u{80}", "0123456789abcdef",
+            ]), 0..40),
+            ensure_ascii in proptest::bool::ANY,
+        ) {
+            let s = parts.concat();
+            let mut out = String::new();
+            write_json_str(&mut out, &s, ensure_ascii);
+            proptest::prop_assert_eq!(out, json_str_by_char(&s, ensure_ascii));
+        }
+    }
+
+    #[test]
+    fn json_str_escapes_at_every_word_position() {
+        for special in ["\"", "\\", "\n", "\u{0}", "\u{1f}", "\u{7f}", "é", "🙂"] {
+            for at in 0..17 {
+                let s = format!("{}{special}{}", "x".repeat(at), "y".repeat(17 - at));
+                for ensure_ascii in [false, true] {
+                    let mut out = String::new();
+                    write_json_str(&mut out, &s, ensure_ascii);
+                    assert_eq!(out, json_str_by_char(&s, ensure_ascii), "{s:?}");
+                }
+            }
+        }
+    }
 
     /// A context over `bump`.
     fn ctx(bump: &Bump) -> Ctx<'_> {
