@@ -2,7 +2,7 @@
 //! `join`, `sort`, `dictsort`, `unique`, `min`/`max`, `sum`, `reverse`, `batch`, `slice`,
 //! `groupby`. Where jinja2 returns a generator, so do these (`IterKind::Generator`, named by [`Gen`]).
 
-use crate::error::{err, Error};
+use crate::error::{err, Error, ErrorKind};
 use crate::value::ops::{self, BinOp, CmpOp};
 use crate::value::{Ctx, Gen, IterKind, VResult, Value};
 
@@ -25,16 +25,31 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
                 return Ok(ctx.iter(IterKind::Generator(Gen::Items), &[]));
             }
             let Some(p) = pairs(ctx, &v) else {
-                return Ok(ctx.iter(IterKind::Generator(Gen::ItemsOfNonMapping), &[]));
+                let e = err!(Type, "Can only get item pairs from a mapping.");
+                return deferred(ctx, Gen::Items, Err(e));
             };
             let items = ctx.slice(p.iter().map(|(k, x)| pair(ctx, *k, *x)));
             Ok(ctx.iter(IterKind::Generator(Gen::Items), items))
         },
-        "select" => |ctx, v, a, k| select(ctx, v, a, k, false, true),
-        "reject" => |ctx, v, a, k| select(ctx, v, a, k, false, false),
-        "selectattr" => |ctx, v, a, k| select(ctx, v, a, k, true, true),
-        "rejectattr" => |ctx, v, a, k| select(ctx, v, a, k, true, false),
-        "map" => map as FilterFn,
+        // jinja2 takes these filters' arguments as `*args, **kwargs` inside the generator:
+        // every error they raise waits until the generator is iterated.
+        "select" => |ctx, v, a, k| {
+            let r = select(ctx, v, a, k, false, true);
+            deferred(ctx, Gen::SelectOrReject, r)
+        },
+        "reject" => |ctx, v, a, k| {
+            let r = select(ctx, v, a, k, false, false);
+            deferred(ctx, Gen::SelectOrReject, r)
+        },
+        "selectattr" => |ctx, v, a, k| {
+            let r = select(ctx, v, a, k, true, true);
+            deferred(ctx, Gen::SelectOrReject, r)
+        },
+        "rejectattr" => |ctx, v, a, k| {
+            let r = select(ctx, v, a, k, true, false);
+            deferred(ctx, Gen::SelectOrReject, r)
+        },
+        "map" => |ctx, v, a, k| deferred(ctx, Gen::Map, map(ctx, v, a, k)),
         "join" => |ctx, v, a, k| {
             let [d, attribute] = bind("join", ["d", "attribute"], a, k)?;
             let sep = d.map_or("", |d| to_str(ctx, &d));
@@ -51,7 +66,10 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
         },
         "sort" => sort as FilterFn,
         "dictsort" => dictsort as FilterFn,
-        "unique" => unique as FilterFn,
+        "unique" => |ctx, v, a, k| {
+            let [cs, attribute] = bind("unique", ["case_sensitive", "attribute"], a, k)?;
+            deferred(ctx, Gen::Unique, unique(ctx, v, cs, attribute))
+        },
         "min" => |ctx, v, a, k| min_max(ctx, v, a, k, CmpOp::Lt),
         "max" => |ctx, v, a, k| min_max(ctx, v, a, k, CmpOp::Gt),
         "sum" => |ctx, v, a, k| {
@@ -74,85 +92,118 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
         "reverse" => reverse as FilterFn,
         "batch" => |ctx, v, a, k| {
             let [n, fill] = bind("batch", ["linecount", "fill_with"], a, k)?;
-            let n = int_arg(&n.unwrap_or(Value::None))?;
-            let fill = fill.filter(|f| !matches!(f, Value::None));
-            let items = ops::iterate(ctx, v)?;
-            // The batches and their items, and the fill, checked before any is built.
-            let batches = if n > 0 {
-                items.len() / n as usize + 1
-            } else {
-                1
-            };
-            let fill_items = if fill.is_some() {
-                usize::try_from(n).unwrap_or(0)
-            } else {
-                0
-            };
-            ctx.check_items(
-                items
-                    .len()
-                    .saturating_add(batches)
-                    .saturating_add(fill_items),
-            )?;
-            let mut out = Vec::new();
-            let mut tmp: Vec<Value<'_>> = Vec::new();
-            for item in items {
-                if tmp.len() as i64 == n {
-                    out.push(ctx.list(tmp.drain(..)));
-                }
-                tmp.push(*item);
-            }
-            if !tmp.is_empty() {
-                if let Some(f) = fill {
-                    while (tmp.len() as i64) < n {
-                        tmp.push(f);
-                    }
-                }
-                out.push(ctx.list(tmp));
-            }
-            Ok(ctx.iter(IterKind::Generator(Gen::Batch), ctx.slice(out)))
+            let n = required(n, "do_batch", "linecount")?;
+            deferred(ctx, Gen::Batch, batch(ctx, v, n, fill))
         },
         "slice" => |ctx, v, a, k| {
             let [n, fill] = bind("slice", ["slices", "fill_with"], a, k)?;
-            let slices = int_arg(&n.unwrap_or(Value::None))?;
-            let fill = fill.filter(|f| !matches!(f, Value::None));
-            let seq = ops::iterate(ctx, v)?;
-            let len = seq.len() as i64;
-            if slices == 0 {
-                return Err(err!(Value, "integer division or modulo by zero"));
-            }
-            ctx.check_items(
-                usize::try_from(slices)
-                    .unwrap_or(0)
-                    .saturating_mul(2)
-                    .saturating_add(seq.len()),
-            )?;
-            let per = len.div_euclid(slices);
-            let extra = len.rem_euclid(slices);
-            let mut offset = 0;
-            let mut out = Vec::new();
-            for i in 0..slices.max(0) {
-                let start = offset + i * per;
-                if i < extra {
-                    offset += 1;
-                }
-                let end = offset + (i + 1) * per;
-                let clamp = |x: i64| x.clamp(0, len) as usize;
-                let (s, e) = (clamp(start), clamp(end));
-                let mut part: Vec<Value<'_>> = seq[s..e.max(s)].to_vec();
-                if let Some(f) = fill {
-                    if i >= extra {
-                        part.push(f);
-                    }
-                }
-                out.push(ctx.list(part));
-            }
-            Ok(ctx.iter(IterKind::Generator(Gen::Slice), ctx.slice(out)))
+            let n = required(n, "sync_do_slice", "slices")?;
+            deferred(ctx, Gen::Slice, slice(ctx, v, n, fill))
         },
         "groupby" => groupby as FilterFn,
         _ => return None,
     };
     Some(f)
+}
+
+/// The result of a generator filter's body: an error it raised (but not a limit, which stops
+/// the render) becomes a generator that raises it when iterated, as jinja2 runs the body only
+/// then. Errors in binding the filter's arguments are raised by the caller, at the call, as
+/// Python raises them.
+fn deferred<'a>(ctx: &Ctx<'a>, gen: Gen, r: VResult<'a>) -> VResult<'a> {
+    match r {
+        Err(e) if !matches!(e.kind(), ErrorKind::Limit(_)) => Ok(ctx.failed_generator(gen, &e)),
+        r => r,
+    }
+}
+
+/// A required argument, or Python's error for the call without it.
+fn required<'a>(v: Option<Value<'a>>, function: &str, name: &str) -> Result<Value<'a>, Error> {
+    v.ok_or_else(|| {
+        err!(
+            Type,
+            "{function}() missing 1 required positional argument: '{name}'"
+        )
+    })
+}
+
+/// `batch(linecount, fill_with=None)`'s body.
+fn batch<'a>(ctx: &Ctx<'a>, v: Value<'a>, n: Value<'a>, fill: Option<Value<'a>>) -> VResult<'a> {
+    let n = int_arg(&n)?;
+    let fill = fill.filter(|f| !matches!(f, Value::None));
+    let items = ops::iterate(ctx, v)?;
+    // The batches and their items, and the fill, checked before any is built.
+    let batches = if n > 0 {
+        items.len() / n as usize + 1
+    } else {
+        1
+    };
+    let fill_items = if fill.is_some() {
+        usize::try_from(n).unwrap_or(0)
+    } else {
+        0
+    };
+    ctx.check_items(
+        items
+            .len()
+            .saturating_add(batches)
+            .saturating_add(fill_items),
+    )?;
+    let mut out = Vec::new();
+    let mut tmp: Vec<Value<'_>> = Vec::new();
+    for item in items {
+        if tmp.len() as i64 == n {
+            out.push(ctx.list(tmp.drain(..)));
+        }
+        tmp.push(*item);
+    }
+    if !tmp.is_empty() {
+        if let Some(f) = fill {
+            while (tmp.len() as i64) < n {
+                tmp.push(f);
+            }
+        }
+        out.push(ctx.list(tmp));
+    }
+    Ok(ctx.iter(IterKind::Generator(Gen::Batch), ctx.slice(out)))
+}
+
+/// `slice(slices, fill_with=None)`'s body.
+fn slice<'a>(ctx: &Ctx<'a>, v: Value<'a>, n: Value<'a>, fill: Option<Value<'a>>) -> VResult<'a> {
+    let slices = int_arg(&n)?;
+    let fill = fill.filter(|f| !matches!(f, Value::None));
+    let seq = ops::iterate(ctx, v)?;
+    let len = seq.len() as i64;
+    if slices == 0 {
+        return Err(err!(Value, "integer division or modulo by zero"));
+    }
+    ctx.check_items(
+        usize::try_from(slices)
+            .unwrap_or(0)
+            .saturating_mul(2)
+            .saturating_add(seq.len()),
+    )?;
+    let per = len.div_euclid(slices);
+    let extra = len.rem_euclid(slices);
+    let mut offset = 0;
+    let mut out = Vec::new();
+    for i in 0..slices.max(0) {
+        let start = offset + i * per;
+        if i < extra {
+            offset += 1;
+        }
+        let end = offset + (i + 1) * per;
+        let clamp = |x: i64| x.clamp(0, len) as usize;
+        let (s, e) = (clamp(start), clamp(end));
+        let mut part: Vec<Value<'_>> = seq[s..e.max(s)].to_vec();
+        if let Some(f) = fill {
+            if i >= extra {
+                part.push(f);
+            }
+        }
+        out.push(ctx.list(part));
+    }
+    Ok(ctx.iter(IterKind::Generator(Gen::Slice), ctx.slice(out)))
 }
 
 /// `select`/`reject` (`attr = false`) and `selectattr`/`rejectattr` (`attr = true`).
@@ -327,9 +378,13 @@ fn dictsort<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>)
     Ok(ctx.list(idx.into_iter().map(|i| pair(ctx, p[i].0, p[i].1))))
 }
 
-/// `unique(case_sensitive=False, attribute=None)`.
-fn unique<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
-    let [cs, attribute] = bind("unique", ["case_sensitive", "attribute"], a, k)?;
+/// `unique(case_sensitive=False, attribute=None)`'s body.
+fn unique<'a>(
+    ctx: &Ctx<'a>,
+    v: Value<'a>,
+    cs: Option<Value<'a>>,
+    attribute: Option<Value<'a>>,
+) -> VResult<'a> {
     let cs = cs.is_some_and(|c| c.is_true());
     let parts = attribute.map(|a| attr_parts(&a)).unwrap_or_default();
     let mut seen: Vec<Value<'a>> = Vec::new();
@@ -461,10 +516,14 @@ mod unit {
         k: &[(&'static str, Value<'static>)],
     ) -> String {
         with_ctx(|ctx| match lookup(name).unwrap()(ctx, v, a, k) {
-            Ok(Value::Iter(it)) => {
-                let parts: Vec<String> = it.items.iter().map(show).collect();
-                format!("{:?}[{}]", it.kind, parts.join(","))
-            }
+            // A generator whose body failed: `!Kind` after it, the error iterating raises.
+            Ok(Value::Iter(it)) => match it.failed {
+                Some((kind, _)) => format!("{:?}!{kind:?}", it.kind),
+                None => {
+                    let parts: Vec<String> = it.items.iter().map(show).collect();
+                    format!("{:?}[{}]", it.kind, parts.join(","))
+                }
+            },
             Ok(v) => show(&v),
             Err(e) => format!("!{:?}", e.kind()),
         })
@@ -497,7 +556,11 @@ mod unit {
             f("select", l, &[Value::Str("gt"), Value::Int(1)], &[]),
             "Generator(SelectOrReject)[3,2]"
         );
-        assert_eq!(f("select", l, &[Value::Str("nope")], &[]), "!Unknown");
+        // Errors in a generator's body wait until it is iterated.
+        assert_eq!(
+            f("select", l, &[Value::Str("nope")], &[]),
+            "Generator(SelectOrReject)!Unknown"
+        );
         assert_eq!(
             f("select", Value::UNDEFINED, &[], &[]),
             "Generator(SelectOrReject)[]"
@@ -506,7 +569,13 @@ mod unit {
             f("map", l, &[Value::Str("string")], &[]),
             "Generator(Map)[3,1,2]"
         );
-        assert_eq!(f("map", l, &[], &[]), "!Runtime");
+        assert_eq!(f("map", l, &[], &[]), "Generator(Map)!Runtime");
+        assert_eq!(
+            f("unique", Value::Int(5), &[], &[]),
+            "Generator(Unique)!Type"
+        );
+        // Argument binding is checked at the call, as Python checks it.
+        assert_eq!(f("batch", l, &[], &[]), "!Type");
         assert_eq!(f("map", Value::List(&[]), &[], &[]), "Generator(Map)[]");
         assert_eq!(
             f("unique", Value::List(leak(ints(&[1, 2, 1]))), &[], &[]),
@@ -518,10 +587,7 @@ mod unit {
         assert_eq!(f("list", Value::Int(5), &[], &[]), "!Type");
         assert_eq!(f("items", Value::UNDEFINED, &[], &[]), "Generator(Items)[]");
         // The error is raised when the generator is iterated.
-        assert_eq!(
-            f("items", Value::Int(1), &[], &[]),
-            "Generator(ItemsOfNonMapping)[]"
-        );
+        assert_eq!(f("items", Value::Int(1), &[], &[]), "Generator(Items)!Type");
     }
 
     #[test]
@@ -538,7 +604,10 @@ mod unit {
                      k: &[(&'static str, Value<'static>)]|
              -> String {
                 match lookup(name).unwrap()(ctx, v, a, k) {
-                    Ok(Value::Iter(it)) => it.items.iter().map(show_n).collect(),
+                    Ok(Value::Iter(it)) => match it.failed {
+                        Some((kind, _)) => format!("!{kind:?}"),
+                        None => it.items.iter().map(show_n).collect(),
+                    },
                     Ok(Value::List(items)) => items.iter().map(show_n).collect(),
                     Ok(x) => show_n(&x),
                     Err(e) => format!("!{:?}", e.kind()),

@@ -124,9 +124,6 @@ pub(crate) enum Gen {
     SelectOrReject,
     /// `items`.
     Items,
-    /// `items` of a value that is not a mapping: jinja2 raises when the generator is first
-    /// iterated, not when the filter is called (so `{{ x|items }}` prints the generator).
-    ItemsOfNonMapping,
     /// `unique`.
     Unique,
     /// `batch`.
@@ -141,7 +138,7 @@ impl Gen {
         match self {
             Gen::Map => "sync_do_map",
             Gen::SelectOrReject => "select_or_reject",
-            Gen::Items | Gen::ItemsOfNonMapping => "do_items",
+            Gen::Items => "do_items",
             Gen::Unique => "sync_do_unique",
             Gen::Batch => "do_batch",
             Gen::Slice => "sync_do_slice",
@@ -155,18 +152,18 @@ pub(crate) struct Seq<'a> {
     pub(crate) kind: IterKind,
     /// Its items, in order.
     pub(crate) items: &'a [Value<'a>],
+    /// For a generator whose body failed: the error it raises when iterated (jinja2 runs a
+    /// generator filter's body only then, so `{{ 5|map('upper') }}` prints the generator).
+    pub(crate) failed: Option<(ErrorKind, &'a str)>,
 }
 
 impl<'a> Seq<'a> {
     /// Its items, as iterating it yields them; the error a generator raises when iterated.
     #[inline]
     pub(crate) fn values(&self) -> Result<&'a [Value<'a>], Error> {
-        match self.kind {
-            IterKind::Generator(Gen::ItemsOfNonMapping) => Err(crate::error::err!(
-                Type,
-                "Can only get item pairs from a mapping."
-            )),
-            _ => Ok(self.items),
+        match self.failed {
+            Some((kind, message)) => Err(Error::new(kind, message)),
+            None => Ok(self.items),
         }
     }
 }
@@ -393,7 +390,20 @@ impl<'a> Ctx<'a> {
 
     /// An iterable of `kind` over `items`.
     pub(crate) fn iter(&self, kind: IterKind, items: &'a [Value<'a>]) -> Value<'a> {
-        Value::Iter(self.arena.alloc(Seq { kind, items }))
+        Value::Iter(self.arena.alloc(Seq {
+            kind,
+            items,
+            failed: None,
+        }))
+    }
+
+    /// A generator made by `gen` whose body failed with `e`: iterating it raises `e`.
+    pub(crate) fn failed_generator(&self, gen: Gen, e: &Error) -> Value<'a> {
+        Value::Iter(self.arena.alloc(Seq {
+            kind: IterKind::Generator(gen),
+            items: &[],
+            failed: Some((e.kind(), self.arena.alloc_str(e.message()))),
+        }))
     }
 
     /// An integer: a `Value::Int` when it fits in 64 bits, else a big int in the arena.

@@ -122,6 +122,8 @@ enum Saved {
     /// A copy in [`Checkpoint::json`].
     Json(usize),
     Iter(IterKind, Vec<Saved>),
+    /// A generator whose body failed: its function and error.
+    FailedGen(crate::value::Gen, crate::error::ErrorKind, String),
     Ns(usize),
     Macro(u32, u32, Option<Box<str>>),
     Method(Box<Saved>, String),
@@ -183,6 +185,11 @@ impl<'a> Saver<'_, 'a> {
                 Saved::Dict(out)
             }
             Value::Json(j) => self.save_json(j),
+            Value::Iter(crate::value::Seq {
+                kind: IterKind::Generator(gen),
+                failed: Some((kind, message)),
+                ..
+            }) => Saved::FailedGen(*gen, *kind, message.to_string()),
             Value::Iter(s) => Saved::Iter(s.kind, self.save_all(s.items, d)?),
             Value::Ns(ns) => {
                 let p: *const crate::value::Namespace<'a> = ns;
@@ -383,6 +390,9 @@ impl<'a> Loader<'_, 'a> {
             }
             Saved::Json(i) => self.cp.json.get(*i).map_or(Value::None, Value::from_json),
             Saved::Iter(kind, items) => ctx.iter(*kind, self.load_all(items)),
+            Saved::FailedGen(gen, kind, message) => {
+                ctx.failed_generator(*gen, &crate::error::Error::new(*kind, message.as_str()))
+            }
             Saved::Ns(i) => self
                 .namespaces
                 .get(*i)

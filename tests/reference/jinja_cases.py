@@ -457,6 +457,12 @@ def cases():
         "l|items", "n|items|list", "l|items|list", "1 in (n|items)", "(n|items)|first", "(n|items)|join",
         "(n|items)|reverse", "(n|items)|sort", "(n|items) is iterable", "(n|items)|length", "(n|items)|tojson",
         "s|items|list", "(l|map('upper'))", "(l|map('upper'))|list",
+        "n|map('upper')", "n|map('upper')|list", "n|select", "n|select|list", "n|unique", "n|unique|list",
+        "n|batch(2)", "n|batch(2)|list", "n|slice(2)", "n|slice(2)|list", "l|slice(0)", "l|slice(0)|list",
+        "l|map('nosuchfilter')", "l|map('nosuchfilter')|list", "l|select('nosuchtest')", "l|select('nosuchtest')|first",
+        "l|map", "l|map|list", "l|batch", "l|slice", "l|unique(1, 2, 3)", "l|unique(nope=1)", "l|items(1)",
+        "ls|select('divisibleby', 2)", "ls|select('divisibleby', 2)|list", "users|selectattr('age', 'nosuchtest')",
+        "(n|map('upper')) is iterable", "(n|map('upper'))|length", "(n|map('upper'))|string", "1 in (n|select)",
     ])
     add("generator/for", "{% for k in n|items %}{{ k }}{% else %}none{% endfor %}")
     add("generator/if", "{% if n|items %}truthy{% endif %}")

@@ -15,6 +15,7 @@ pub(super) fn item<'a>(ctx: &Ctx<'a>, obj: Value<'a>, key: Value<'a>) -> Option<
             if let Value::Iter(crate::value::Seq {
                 kind: IterKind::Range { .. } | IterKind::Bytes,
                 items,
+                ..
             }) = obj
             {
                 resolve_index(i, items.len()).and_then(|i| items.get(i).copied())

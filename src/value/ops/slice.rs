@@ -30,6 +30,7 @@ pub(crate) fn slice<'a>(
                 ..
             },
         items,
+        ..
     }) = obj
     {
         return slice_range(ctx, items, (*rs, *rst), start, stop, step);
