@@ -465,3 +465,27 @@ fn errors_match_the_full_render_and_name_the_message() {
         .to_string()
         .contains("continue_final_message"));
 }
+
+/// A generator whose body failed, held in a variable across messages: the session's saved
+/// state keeps it, so its repr prints after every message and iterating it raises, as in the
+/// full render.
+#[test]
+fn failed_generator_survives_the_saved_state() {
+    let source = "{%- set g = 5|map('upper') -%}\
+        {%- for m in messages -%}{{ m.content }} {{ g }};\
+        {%- if m.content == 'boom' %}{{ g|list }}{% endif -%}{%- endfor -%}";
+    let t = Template::new(source).unwrap();
+    let inc = Incremental::new(&t);
+    assert!(inc.stability().is_stable(), "{:?}", inc.stability());
+    let req = json!({"messages": [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": "b"},
+        {"role": "user", "content": "boom"},
+    ]});
+    check_conversation(&inc, &req, &|r| render_request(&t, r)).unwrap();
+    let full = render_request(&t, &req);
+    assert!(full.is_err(), "{full:?}");
+    let two = json!({"messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]});
+    let text = render_request(&t, &two).unwrap();
+    assert!(text.contains("<generator object sync_do_map at "), "{text}");
+}
