@@ -33,22 +33,10 @@ pub(super) fn lookup(name: &str) -> Option<FilterFn> {
         },
         // jinja2 takes these filters' arguments as `*args, **kwargs` inside the generator:
         // every error they raise waits until the generator is iterated.
-        "select" => |ctx, v, a, k| {
-            let r = select(ctx, v, a, k, false, true);
-            deferred(ctx, Gen::SelectOrReject, r)
-        },
-        "reject" => |ctx, v, a, k| {
-            let r = select(ctx, v, a, k, false, false);
-            deferred(ctx, Gen::SelectOrReject, r)
-        },
-        "selectattr" => |ctx, v, a, k| {
-            let r = select(ctx, v, a, k, true, true);
-            deferred(ctx, Gen::SelectOrReject, r)
-        },
-        "rejectattr" => |ctx, v, a, k| {
-            let r = select(ctx, v, a, k, true, false);
-            deferred(ctx, Gen::SelectOrReject, r)
-        },
+        "select" => |ctx, v, a, k| select(ctx, v, a, k, false, true),
+        "reject" => |ctx, v, a, k| select(ctx, v, a, k, false, false),
+        "selectattr" => |ctx, v, a, k| select(ctx, v, a, k, true, true),
+        "rejectattr" => |ctx, v, a, k| select(ctx, v, a, k, true, false),
         "map" => |ctx, v, a, k| deferred(ctx, Gen::Map, map(ctx, v, a, k)),
         "join" => |ctx, v, a, k| {
             let [d, attribute] = bind("join", ["d", "attribute"], a, k)?;
@@ -208,6 +196,19 @@ fn slice<'a>(ctx: &Ctx<'a>, v: Value<'a>, n: Value<'a>, fill: Option<Value<'a>>)
 
 /// `select`/`reject` (`attr = false`) and `selectattr`/`rejectattr` (`attr = true`).
 fn select<'a>(
+    ctx: &Ctx<'a>,
+    v: Value<'a>,
+    args: &[Value<'a>],
+    kw: Kwargs<'_, 'a>,
+    attr: bool,
+    keep: bool,
+) -> VResult<'a> {
+    let r = select_body(ctx, v, args, kw, attr, keep);
+    deferred(ctx, Gen::SelectOrReject, r)
+}
+
+/// [`select`]'s body, run as jinja2 runs it inside the generator.
+fn select_body<'a>(
     ctx: &Ctx<'a>,
     v: Value<'a>,
     args: &[Value<'a>],
