@@ -9,16 +9,12 @@ use crate::compile::scope::same_name;
 
 /// Texts of up to [`Interner::MAX_LEN`] bytes and their pool indexes.
 pub(super) struct Interner<'a> {
-    /// Per slot: a text and its index; [`EMPTY`] in the index for a free slot.
-    slots: &'a mut [(&'a str, u32)],
-    /// How many slots are taken.
-    used: usize,
-    arena: &'a bumpalo::Bump,
+    /// Per slot: 1 + the position of a text in `entries`, 0 for a free slot (four bytes a
+    /// slot: a new table is a short `memset`).
+    slots: &'a mut [u32],
+    /// The texts in the order they were added, with their pool indexes.
+    entries: bumpalo::collections::Vec<'a, (&'a str, u32)>,
 }
-
-/// The index of a free slot (no pool has that many strings: indexes are `u32` and the
-/// source is far smaller).
-const EMPTY: u32 = u32::MAX;
 
 impl<'a> Interner<'a> {
     /// The longest text indexed; longer literals (template text in quotes) are rarely
@@ -29,9 +25,8 @@ impl<'a> Interner<'a> {
     pub(super) fn new(arena: &'a bumpalo::Bump, expected: usize) -> Interner<'a> {
         let cap = (expected * 2).next_power_of_two().max(16);
         Interner {
-            slots: arena.alloc_slice_fill_copy(cap, ("", EMPTY)),
-            used: 0,
-            arena,
+            slots: arena.alloc_slice_fill_copy(cap, 0),
+            entries: bumpalo::collections::Vec::with_capacity_in(expected, arena),
         }
     }
 
@@ -41,19 +36,19 @@ impl<'a> Interner<'a> {
         let mask = self.slots.len() - 1;
         let mut i = hash(s.as_bytes()) as usize & mask;
         loop {
-            let (text, index) = self.slots[i];
-            if index == EMPTY {
+            let slot = self.slots[i] as usize;
+            let Some(&(text, index)) = slot.checked_sub(1).and_then(|e| self.entries.get(e)) else {
                 break;
-            }
+            };
             if same_name(text, s) {
                 return index;
             }
             i = (i + 1) & mask;
         }
         let index = add();
-        self.slots[i] = (s, index);
-        self.used += 1;
-        if self.used * 2 > self.slots.len() {
+        self.entries.push((s, index));
+        self.slots[i] = self.entries.len() as u32;
+        if self.entries.len() * 2 > self.slots.len() {
             self.grow();
         }
         index
@@ -62,16 +57,15 @@ impl<'a> Interner<'a> {
     /// Doubles the table (at most half full: probe runs stay short).
     #[cold]
     fn grow(&mut self) {
-        let old = std::mem::take(&mut self.slots);
-        let cap = old.len() * 2;
-        let slots = self.arena.alloc_slice_fill_copy(cap, ("", EMPTY));
+        let cap = self.slots.len() * 2;
+        let slots = self.entries.bump().alloc_slice_fill_copy(cap, 0u32);
         let mask = cap - 1;
-        for &(text, index) in old.iter().filter(|(_, index)| *index != EMPTY) {
+        for (e, &(text, _)) in self.entries.iter().enumerate() {
             let mut i = hash(text.as_bytes()) as usize & mask;
-            while slots[i].1 != EMPTY {
+            while slots[i] != 0 {
                 i = (i + 1) & mask;
             }
-            slots[i] = (text, index);
+            slots[i] = e as u32 + 1;
         }
         self.slots = slots;
     }
