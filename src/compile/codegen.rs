@@ -5,6 +5,7 @@ use smallvec::SmallVec;
 
 use crate::builtins::strfast::StrMeth;
 use crate::compile::instr::{Const, Instr, LoopField, MacroInfo, NONE16};
+use crate::compile::intern::Interner;
 use crate::compile::scope::{
     name_bit, same_name, stored_names, target_names, AVec, Name, NameMap, Scope,
 };
@@ -49,10 +50,7 @@ pub(super) fn generate<'a>(
         source,
         arena,
         // Sized from the source so that the tables rarely grow while compiling.
-        strs: NameMap::with_capacity_and_hasher(
-            (source.len() / 48).clamp(16, 4096),
-            <_>::default(),
-        ),
+        strs: Interner::new(arena, (source.len() / 48).clamp(16, 4096)),
         globals: NameMap::default(),
         global_list: SmallVec::new(),
         filters: SmallVec::new(),
@@ -119,7 +117,7 @@ struct Gen<'s, 'a> {
     source: &'s str,
     /// The compile-time arena (the AST's), for scratch lists.
     arena: &'a bumpalo::Bump,
-    strs: NameMap<Name<'a>, u32>,
+    strs: Interner<'a>,
     /// The global names by index while there are few ([`GLOBALS_SEARCHED`]), searched in
     /// order; past that, `globals` indexes them all.
     global_list: SmallVec<[&'a str; GLOBALS_SEARCHED]>,
@@ -181,12 +179,12 @@ impl<'s, 'a> Gen<'s, 'a> {
     /// The index of string constant `s`. Names and short literals are shared; long literals
     /// (template text in quotes) are rarely repeated, so they skip the hashing.
     fn str_const(&mut self, s: &'a str) -> u32 {
-        if s.len() > 32 {
+        if s.len() > Interner::MAX_LEN {
             return self.p.strs.push(s);
         }
         // One probe of the table: found, or inserted where the search ended.
         let pool = &mut self.p.strs;
-        *self.strs.entry(Name(s)).or_insert_with(|| pool.push(s))
+        self.strs.get_or_add(s, || pool.push(s))
     }
 
     fn owned_str(&mut self, s: String) -> u32 {

@@ -6,6 +6,7 @@ mod codegen;
 mod content;
 mod inspect;
 mod instr;
+mod intern;
 mod scope;
 
 pub(crate) use content::reads_content_parts;

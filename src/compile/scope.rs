@@ -89,6 +89,8 @@ pub(super) struct Scope<'a> {
     pub(super) func: u32,
     /// Names and slots.
     names: &'a [(&'a str, u16)],
+    /// The [`name_bit`]s of `names`: a name whose bit is clear is not searched for.
+    bits: u64,
     /// The slot of each name, for scopes too big to search (so that compiling a template
     /// with many variables or macros stays linear).
     index: Option<NameMap<Name<'a>, u16>>,
@@ -102,11 +104,21 @@ impl<'a> Scope<'a> {
     pub(super) fn new(func: u32, names: &'a [(&'a str, u16)]) -> Scope<'a> {
         let index =
             (names.len() > SEARCHED).then(|| names.iter().map(|&(n, s)| (Name(n), s)).collect());
-        Scope { func, names, index }
+        let bits = names.iter().fold(0, |bits, (n, _)| bits | name_bit(n));
+        Scope {
+            func,
+            names,
+            bits,
+            index,
+        }
     }
 
     /// The slot of `name`, if this scope binds it.
+    #[inline]
     pub(super) fn lookup(&self, name: &str) -> Option<u16> {
+        if self.bits & name_bit(name) == 0 {
+            return None;
+        }
         if let Some(index) = &self.index {
             return index.get(&Name(name)).copied();
         }
