@@ -261,7 +261,8 @@ impl<'s> Lexer<'s> {
         // lexer's, reused from tag to tag.
         let closers = &mut self.closers;
         closers.clear();
-        while let Some((t, s, e)) = next_inner(src, pos) {
+        let mut win = Window::at(src.as_bytes(), pos);
+        while let Some((t, s, e)) = next_inner(src, pos, &mut win) {
             pos = e;
             // The span is built where the token is pushed (from registers: a span kept in
             // memory and read back whole stalls the store buffer).
@@ -454,46 +455,172 @@ impl<'s> Lexer<'s> {
     }
 }
 
+/// How many bytes of a tag [`Window`] classifies at once (a multiple of 16, at most 64).
+const WIN: usize = 16;
+
+/// The classes of `WIN` bytes of a tag from `base` on, one bit per byte (the byte at `base`
+/// lowest): whitespace, and name bytes (ASCII letters, digits and `_`). Bytes past the end of
+/// the source are in neither class.
+///
+/// The bytes are classified sixteen at a time (SSE2 on x86-64, else a word at a time) where
+/// the tag's body starts and wherever a token leaves the window; skipping whitespace and
+/// finding the end of a name are then a shift and a count of trailing zeros instead of byte
+/// loops. Sixteen bytes: a 32- or 64-byte window cost more to fill, tag after tag, than the
+/// loops it saves.
+#[derive(Clone, Copy)]
+struct Window {
+    base: usize,
+    space: u64,
+    name: u64,
+}
+
+impl Window {
+    /// The window of `bytes` starting at `base`.
+    #[inline]
+    fn at(bytes: &[u8], base: usize) -> Window {
+        match bytes.get(base..base + WIN) {
+            Some(chunk) => Window::classify(chunk, base),
+            None => {
+                // Near the end of the source: zero bytes (neither class) after it.
+                let mut padded = [0u8; WIN];
+                let rest = bytes.get(base..).unwrap_or_default();
+                padded[..rest.len()].copy_from_slice(rest);
+                Window::classify(&padded, base)
+            }
+        }
+    }
+
+    /// Classifies `chunk` (`WIN` bytes) sixteen bytes at a time with SSE2.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline]
+    fn classify(chunk: &[u8], base: usize) -> Window {
+        let mut space = 0;
+        let mut name = 0;
+        for (k, part) in chunk.chunks_exact(16).enumerate() {
+            // SAFETY: SSE2 is enabled for this build (the `cfg` above), which is all
+            // `classes16` requires.
+            let (s, n) = unsafe { classes16(part) };
+            space |= u64::from(s) << (16 * k);
+            name |= u64::from(n) << (16 * k);
+        }
+        Window { base, space, name }
+    }
+
+    /// Classifies `chunk` (`WIN` bytes) a word at a time.
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[inline]
+    fn classify(chunk: &[u8], base: usize) -> Window {
+        classify_words(chunk, base)
+    }
+}
+
+/// [`Window::classify`] eight bytes at a time, on a `u64` (where SSE2 is missing; on x86-64
+/// the unit tests check it against the SSE2 classes).
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn classify_words(chunk: &[u8], base: usize) -> Window {
+    let mut space = 0;
+    let mut name = 0;
+    for (k, word) in chunk.chunks_exact(8).enumerate() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let w = u64::from_le_bytes(w);
+        space |= gather_high_bits(space_bytes(w)) << (8 * k);
+        name |= gather_high_bits(!not_name_bytes(w) & HIGH) << (8 * k);
+    }
+    Window { base, space, name }
+}
+
+/// The space and name bits of the first sixteen bytes of `part`, as in [`Window`].
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn classes16(part: &[u8]) -> (u16, u16) {
+    use std::arch::x86_64::*;
+    assert!(part.len() >= 16);
+    // SAFETY: `part` has at least sixteen bytes (checked above), and `loadu` reads sixteen
+    // bytes at any alignment.
+    let v = unsafe { _mm_loadu_si128(part.as_ptr().cast()) };
+    let splat = |b: u8| _mm_set1_epi8(b as i8);
+    // `x - lo` as unsigned bytes is at most `hi - lo` exactly for the bytes in `lo..=hi`.
+    let within = |x: __m128i, lo: u8, hi: u8| {
+        let d = _mm_sub_epi8(x, splat(lo));
+        _mm_cmpeq_epi8(_mm_min_epu8(d, splat(hi - lo)), d)
+    };
+    let space = _mm_or_si128(_mm_cmpeq_epi8(v, splat(b' ')), within(v, b'\t', b'\r'));
+    let letter = within(_mm_or_si128(v, splat(0x20)), b'a', b'z');
+    let digit = within(v, b'0', b'9');
+    let underscore = _mm_cmpeq_epi8(v, splat(b'_'));
+    let name = _mm_or_si128(_mm_or_si128(letter, digit), underscore);
+    (
+        _mm_movemask_epi8(space) as u16,
+        _mm_movemask_epi8(name) as u16,
+    )
+}
+
 /// The next token inside a tag at or after `pos` (whitespace skipped): its kind (an error for
-/// a character no token starts with), start and end; `None` at the end of the source.
+/// a character no token starts with), start and end; `None` at the end of the source. `win`
+/// is moved on when `pos` is past it.
 ///
 /// Names of ASCII letters, strings, operators and tag ends (nearly every token of a real
-/// template) are read here byte by byte; anything else (numbers, non-ASCII names, errors) is
-/// left to the logos lexer, which defines the grammar.
-fn next_inner(src: &str, mut pos: usize) -> Option<(Result<Inner, ()>, usize, usize)> {
+/// template) are read here; anything else (numbers, non-ASCII names, errors) is left to the
+/// logos lexer, which defines the grammar.
+#[inline]
+fn next_inner(
+    src: &str,
+    mut pos: usize,
+    win: &mut Window,
+) -> Option<(Result<Inner, ()>, usize, usize)> {
     let bytes = src.as_bytes();
-    // Tokens are mostly separated by no space or by one: that one is skipped without a
-    // branch, so the loop below is rarely entered (its exit mispredicted when it was).
-    pos += usize::from(bytes.get(pos) == Some(&b' '));
-    while let Some(b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c') = bytes.get(pos) {
-        pos += 1;
+    // Whitespace: the run of space bits from `pos` (moving the window while the run reaches
+    // its end).
+    let mut rel = pos.wrapping_sub(win.base);
+    loop {
+        if rel < WIN {
+            // Bits past the window count as not space: a run that reaches the end of the
+            // window counts at least up to it.
+            let run = (!win.space >> rel).trailing_zeros() as usize;
+            if rel + run < WIN {
+                pos += run;
+                rel += run;
+                break;
+            }
+            pos = win.base + WIN;
+        }
+        *win = Window::at(bytes, pos);
+        rel = 0;
     }
     let b = *bytes.get(pos)?;
     let at = |i: usize| bytes.get(pos + i).copied();
     let one = |t: Inner, len: usize| Some((Ok(t), pos, pos + len));
     match b {
         b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
-            let mut e = pos + 1;
-            // Eight bytes at a time: the end of most names is found by one test that is
-            // nearly always true, where a byte loop mispredicts its exit at every name.
-            while let Some(chunk) = bytes.get(e..e + 8) {
-                let mut w = [0u8; 8];
-                w.copy_from_slice(chunk);
-                let stops = not_name_bytes(u64::from_le_bytes(w));
-                if stops != 0 {
-                    e += (stops.trailing_zeros() / 8) as usize;
-                    break;
+            // The run of name bits from `pos` (its first bit is set: `b` is a name byte).
+            let len = (!win.name >> rel).trailing_zeros() as usize;
+            let mut e = pos + len;
+            if rel + len >= WIN {
+                e = win.base + WIN;
+                // The name goes on past the window: eight bytes at a time, then byte by byte.
+                while let Some(chunk) = bytes.get(e..e + 8) {
+                    let mut w = [0u8; 8];
+                    w.copy_from_slice(chunk);
+                    let stops = not_name_bytes(u64::from_le_bytes(w));
+                    if stops != 0 {
+                        e += (stops.trailing_zeros() / 8) as usize;
+                        break;
+                    }
+                    e += 8;
                 }
-                e += 8;
-            }
-            while let Some(&c) = bytes.get(e) {
-                match NAME_BYTE[usize::from(c)] {
-                    NAME_CONTINUE => e += 1,
-                    NAME_END => return Some((Ok(Inner::Name), pos, e)),
-                    _ => return logos_one(src, pos),
+                while let Some(&c) = bytes.get(e) {
+                    if NAME_BYTE[usize::from(c)] != NAME_CONTINUE {
+                        break;
+                    }
+                    e += 1;
                 }
             }
-            Some((Ok(Inner::Name), pos, e))
+            match bytes.get(e) {
+                Some(&c) if c >= 0x80 => logos_one(src, pos),
+                _ => Some((Ok(Inner::Name), pos, e)),
+            }
         }
         b'\'' | b'"' => {
             let mut e = pos + 1;
@@ -522,12 +649,35 @@ fn next_inner(src: &str, mut pos: usize) -> Option<(Result<Inner, ()>, usize, us
     }
 }
 
+/// Eight bytes of ones, and their high bits.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = ONES * 0x80;
+
+/// The high bit of each byte of `w` that is whitespace inside a tag (space, `\t`, `\n`,
+/// `\x0b`, `\x0c`, `\r`), all other bits clear.
+#[inline]
+fn space_bytes(w: u64) -> u64 {
+    // Seven-bit bytes: each sum stays within its byte (as in `not_name_bytes`).
+    let x = w & !HIGH;
+    let at_least = x + ONES * (0x80 - u64::from(b'\t'));
+    let above = x + ONES * (0x7f - u64::from(b'\r'));
+    let control = at_least & !above;
+    let blank = !((x ^ (ONES * u64::from(b' '))) + ONES * 0x7f);
+    (control | blank) & !w & HIGH
+}
+
+/// The high bits of the bytes of `m` (only high bits set) as eight bits, byte `i` to bit `i`.
+#[inline]
+fn gather_high_bits(m: u64) -> u64 {
+    // Bit 8i of `m >> 7` times the bit 7j + 7 of the constant lands on 56 + i when i + j = 7;
+    // no other pair reaches the top byte, and no two pairs share a bit (no carries).
+    ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
 /// The high bit of each byte of `w` (eight bytes of source, the first lowest) that is not an
 /// ASCII letter, digit or `_`, all other bits clear.
 #[inline]
 fn not_name_bytes(w: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = ONES * 0x80;
     // Seven-bit bytes: each sum below stays within its byte, and its high bit says whether
     // the byte is at least (or above) a bound.
     let x = w & !HIGH;
@@ -1027,6 +1177,73 @@ mod tests {
                             "{w:?} {i}"
                         );
                     }
+                }
+            }
+        }
+    }
+
+    /// The window's classes agree with the byte rules for every byte at every position, with
+    /// every filler around it, and past the end of the source.
+    #[test]
+    fn window_classes_match_byte_rules() {
+        let is_space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c');
+        let is_name = |c: u8| NAME_BYTE[usize::from(c)] == NAME_CONTINUE;
+        for fill in [b'a', b'Z', b'_', b'7', b' ', b'\t', b'\r', b'{', 0x80, 0xff] {
+            for at in 0..WIN + 3 {
+                for b in 0..=255u8 {
+                    let mut src = [fill; WIN + 3];
+                    src[at] = b;
+                    for base in [0, 1, 3] {
+                        for len in [WIN + 3, base + WIN / 2, base + 1] {
+                            let bytes = &src[..len];
+                            let win = Window::at(bytes, base);
+                            let chunk = &bytes[base..(base + WIN).min(len)];
+                            let mut padded = [0u8; WIN];
+                            padded[..chunk.len()].copy_from_slice(chunk);
+                            let words = classify_words(&padded, base);
+                            assert_eq!((words.space, words.name), (win.space, win.name));
+                            for i in 0..WIN {
+                                let c = bytes.get(base + i).copied();
+                                let bit = |m: u64| m >> i & 1 != 0;
+                                assert_eq!(bit(win.space), c.is_some_and(is_space), "{c:?} {i}");
+                                assert_eq!(bit(win.name), c.is_some_and(is_name), "{c:?} {i}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tokens found through the window are those of the logos lexer, for runs of
+    /// whitespace and names of every length across the window's end.
+    #[test]
+    fn window_tokens_match_logos() {
+        for pad in 0..WIN + 10 {
+            for len in 1..WIN + 10 {
+                for stop in [" ", "", ".x", "é", "1", "'s'", "\t\n-", "}}"] {
+                    let mut src = "{{".to_string();
+                    for i in 0..pad {
+                        src.push([' ', '\t', '\n', '\r', '\x0b', '\x0c'][i % 6]);
+                    }
+                    for i in 0..len {
+                        src.push(['a', 'Z', '_', '0'][if i == 0 { 0 } else { i % 4 }]);
+                    }
+                    src.push_str(stop);
+                    src.push_str(" x }}");
+                    let mut ours = Vec::new();
+                    let mut pos = 2;
+                    let mut win = Window::at(src.as_bytes(), pos);
+                    while let Some((t, s, e)) = next_inner(&src, pos, &mut win) {
+                        ours.push((t, s, e));
+                        pos = e;
+                    }
+                    let mut lex = Inner::lexer(&src[2..]);
+                    let mut theirs = Vec::new();
+                    while let Some(t) = lex.next() {
+                        theirs.push((t, lex.span().start + 2, lex.span().end + 2));
+                    }
+                    assert_eq!(ours, theirs, "{src:?}");
                 }
             }
         }
