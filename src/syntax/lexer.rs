@@ -773,27 +773,69 @@ fn find_pair(hay: &[u8], a: u8, b: u8) -> Option<usize> {
 
 /// How many bytes the searches below test inline before they call `memchr`: most searches
 /// in a template (the next tag, the end of a string literal, a backslash in it) end within
-/// a few bytes, where the call and its setup cost more than the search.
+/// a few bytes, where the call and its setup cost more than the search. Sixteen: one SSE2
+/// compare.
 const INLINE: usize = 16;
 
 /// The offset of the first `b` in `hay`.
 #[inline]
 fn find_byte(hay: &[u8], b: u8) -> Option<usize> {
-    let head = hay.len().min(INLINE);
-    if let Some(i) = hay[..head].iter().position(|&c| c == b) {
-        return Some(i);
-    }
-    memchr::memchr(b, &hay[head..]).map(|i| head + i)
+    find_byte2(hay, b, b)
 }
 
 /// The offset of the first `a` or `b` in `hay`.
 #[inline]
 fn find_byte2(hay: &[u8], a: u8, b: u8) -> Option<usize> {
-    let head = hay.len().min(INLINE);
-    if let Some(i) = hay[..head].iter().position(|&c| c == a || c == b) {
-        return Some(i);
+    if hay.len() < INLINE {
+        return hay.iter().position(|&c| c == a || c == b);
     }
-    memchr::memchr2(a, b, &hay[head..]).map(|i| head + i)
+    let hits = first16_either(&hay[..INLINE], a, b);
+    if hits != 0 {
+        return Some(hits.trailing_zeros() as usize);
+    }
+    memchr::memchr2(a, b, &hay[INLINE..]).map(|i| INLINE + i)
+}
+
+/// One bit per byte of `part` (sixteen bytes, the first lowest) that is `a` or `b`.
+#[inline]
+fn first16_either(part: &[u8], a: u8, b: u8) -> u32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: SSE2 is enabled for this build (the `cfg` above), which is all
+        // `either16` requires.
+        unsafe { either16(part, a, b) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        either_bytes(part, a, b)
+    }
+}
+
+/// [`first16_either`] a byte at a time (where SSE2 is missing; on x86-64 the unit tests
+/// check the SSE2 search against it).
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn either_bytes(part: &[u8], a: u8, b: u8) -> u32 {
+    part.iter()
+        .take(INLINE)
+        .enumerate()
+        .fold(0, |m, (i, &c)| m | (u32::from(c == a || c == b) << i))
+}
+
+/// [`first16_either`] with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn either16(part: &[u8], a: u8, b: u8) -> u32 {
+    use std::arch::x86_64::*;
+    assert!(part.len() >= 16);
+    // SAFETY: `part` has at least sixteen bytes (checked above), and `loadu` reads sixteen
+    // bytes at any alignment.
+    let v = unsafe { _mm_loadu_si128(part.as_ptr().cast()) };
+    let hit = _mm_or_si128(
+        _mm_cmpeq_epi8(v, _mm_set1_epi8(a as i8)),
+        _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8)),
+    );
+    _mm_movemask_epi8(hit) as u32
 }
 
 /// The offset of the last `b` in `hay`.
@@ -1322,6 +1364,13 @@ mod tests {
                     find_byte2(&hay, b'"', b'{'),
                     memchr::memchr2(b'"', b'{', &hay)
                 );
+                if len >= INLINE {
+                    for b in 0..=255u8 {
+                        let mut hay = hay.clone();
+                        hay[at.min(INLINE - 1)] = b;
+                        assert_eq!(first16_either(&hay, b'"', b), either_bytes(&hay, b'"', b));
+                    }
+                }
             }
         }
     }
