@@ -866,6 +866,15 @@ fn find_tag(bytes: &[u8], mut pos: usize) -> Option<(usize, TagKind)> {
 fn skip_space(src: &str, pos: usize) -> usize {
     let bytes = src.as_bytes();
     let mut i = pos;
+    // Sixteen bytes at a time up to the first byte that is not ASCII whitespace.
+    while let Some(part) = bytes.get(i..i + 16) {
+        let stops = !space16(part) & 0xffff;
+        if stops != 0 {
+            i += stops.trailing_zeros() as usize;
+            break;
+        }
+        i += 16;
+    }
     // ASCII whitespace byte by byte; anything else non-ASCII goes through the char test.
     while let Some(&b) = bytes.get(i) {
         if b == b' ' || (b'\t'..=b'\r').contains(&b) || (0x1c..=0x1f).contains(&b) {
@@ -882,10 +891,67 @@ fn skip_space(src: &str, pos: usize) -> usize {
     i
 }
 
+/// One bit per byte of `part` (sixteen bytes, the first lowest) that is ASCII whitespace to
+/// Python (`\t` to `\r`, `\x1c` to `\x1f`, space).
+#[inline]
+fn space16(part: &[u8]) -> u32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: SSE2 is enabled for this build (the `cfg` above), which is all
+        // `py_space16` requires.
+        unsafe { py_space16(part) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        py_space_bytes(part)
+    }
+}
+
+/// [`space16`] a byte at a time (where SSE2 is missing; on x86-64 the unit tests check the
+/// SSE2 test against it).
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn py_space_bytes(part: &[u8]) -> u32 {
+    part.iter().take(16).enumerate().fold(0, |m, (i, &c)| {
+        let space = c == b' ' || (b'\t'..=b'\r').contains(&c) || (0x1c..=0x1f).contains(&c);
+        m | (u32::from(space) << i)
+    })
+}
+
+/// [`space16`] with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn py_space16(part: &[u8]) -> u32 {
+    use std::arch::x86_64::*;
+    assert!(part.len() >= 16);
+    // SAFETY: `part` has at least sixteen bytes (checked above), and `loadu` reads sixteen
+    // bytes at any alignment.
+    let v = unsafe { _mm_loadu_si128(part.as_ptr().cast()) };
+    let splat = |b: u8| _mm_set1_epi8(b as i8);
+    let within = |lo: u8, hi: u8| {
+        let d = _mm_sub_epi8(v, splat(lo));
+        _mm_cmpeq_epi8(_mm_min_epu8(d, splat(hi - lo)), d)
+    };
+    let space = _mm_or_si128(
+        _mm_or_si128(within(b'\t', b'\r'), within(0x1c, 0x1f)),
+        _mm_cmpeq_epi8(v, splat(b' ')),
+    );
+    _mm_movemask_epi8(space) as u32
+}
+
 /// The end of `src[start..end]` with trailing whitespace removed.
 fn trim_space_end(src: &str, start: usize, end: usize) -> usize {
     let bytes = src.as_bytes();
     let mut i = end;
+    // Sixteen bytes at a time back to the last byte that is not ASCII whitespace.
+    while i >= start + 16 {
+        let stops = !space16(&bytes[i - 16..i]) & 0xffff;
+        if stops != 0 {
+            i -= stops.leading_zeros() as usize - 16;
+            break;
+        }
+        i -= 16;
+    }
     // ASCII whitespace byte by byte; a non-ASCII byte goes through the char test.
     while i > start {
         let b = bytes[i - 1];
@@ -1287,6 +1353,33 @@ mod tests {
                     }
                     assert_eq!(ours, theirs, "{src:?}");
                 }
+            }
+        }
+    }
+
+    /// The sixteen-byte whitespace test agrees with the byte test for every byte at every
+    /// position, and trimming agrees with Python's rule (`str.isspace`) across runs longer
+    /// than sixteen bytes.
+    #[test]
+    fn space16_matches_bytes() {
+        for fill in [b' ', b'\n', 0x1f, b'x', 0x80] {
+            for at in 0..16 {
+                for b in 0..=255u8 {
+                    let mut part = [fill; 16];
+                    part[at] = b;
+                    assert_eq!(space16(&part), py_space_bytes(&part), "{part:?}");
+                }
+            }
+        }
+        for n in 0..40 {
+            for tail in ["", "x", "\u{2003}", "\u{1c}y"] {
+                let ws: String = (0..n).map(|i| [' ', '\t', '\n', '\x1c'][i % 4]).collect();
+                let s = format!("a{ws}{tail}");
+                let want = s[1..].trim_start_matches(py_isspace);
+                assert_eq!(skip_space(&s, 1), s.len() - want.len(), "{s:?}");
+                let s = format!("{tail}{ws}a");
+                let keep = s[..s.len() - 1].trim_end_matches(py_isspace).len();
+                assert_eq!(trim_space_end(&s, 0, s.len() - 1), keep, "{s:?}");
             }
         }
     }
