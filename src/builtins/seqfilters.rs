@@ -203,61 +203,52 @@ fn select<'a>(
     attr: bool,
     keep: bool,
 ) -> VResult<'a> {
-    let r = select_body(ctx, v, args, kw, attr, keep);
-    deferred(ctx, Gen::SelectOrReject, r)
-}
-
-/// [`select`]'s body, run as jinja2 runs it inside the generator.
-fn select_body<'a>(
-    ctx: &Ctx<'a>,
-    v: Value<'a>,
-    args: &[Value<'a>],
-    kw: Kwargs<'_, 'a>,
-    attr: bool,
-    keep: bool,
-) -> VResult<'a> {
-    if !v.is_true() {
-        return Ok(ctx.iter(IterKind::Generator(Gen::SelectOrReject), &[]));
-    }
-    let (parts, rest) = if attr {
-        let (a, rest) = args
-            .split_first()
-            .ok_or_else(|| err!(Runtime, "Missing parameter for attribute name"))?;
-        (attr_parts(a), rest)
-    } else {
-        (Vec::new(), args)
-    };
-    let test = match rest.first() {
-        None => None,
-        Some(name) => {
-            let n = match name {
-                Value::Str(n) => *n,
-                _ => "",
-            };
-            let f = super::test(n)
-                .ok_or_else(|| err!(Unknown, "No test named {}.", super::args::repr(name)))?;
-            if !kw.is_empty() {
-                return Err(err!(Type, "keyword arguments to tests are not supported"));
-            }
-            Some(f)
+    // The body, run as jinja2 runs it: inside the generator.
+    let body = || -> VResult<'a> {
+        if !v.is_true() {
+            return Ok(ctx.iter(IterKind::Generator(Gen::SelectOrReject), &[]));
         }
-    };
-    let targs = rest.get(1..).unwrap_or(&[]);
-    let mut out = bumpalo::collections::Vec::new_in(ctx.arena);
-    for item in ops::iterate(ctx, v)? {
-        let x = get_path(ctx, *item, &parts, None)?;
-        let ok = match test {
-            Some(t) => t(ctx, x, targs)?,
-            None => x.is_true(),
+        let (parts, rest) = if attr {
+            let (a, rest) = args
+                .split_first()
+                .ok_or_else(|| err!(Runtime, "Missing parameter for attribute name"))?;
+            (attr_parts(a), rest)
+        } else {
+            (Vec::new(), args)
         };
-        if ok == keep {
-            out.push(*item);
+        let test = match rest.first() {
+            None => None,
+            Some(name) => {
+                let n = match name {
+                    Value::Str(n) => *n,
+                    _ => "",
+                };
+                let f = super::test(n)
+                    .ok_or_else(|| err!(Unknown, "No test named {}.", super::args::repr(name)))?;
+                if !kw.is_empty() {
+                    return Err(err!(Type, "keyword arguments to tests are not supported"));
+                }
+                Some(f)
+            }
+        };
+        let targs = rest.get(1..).unwrap_or(&[]);
+        let mut out = bumpalo::collections::Vec::new_in(ctx.arena);
+        for item in ops::iterate(ctx, v)? {
+            let x = get_path(ctx, *item, &parts, None)?;
+            let ok = match test {
+                Some(t) => t(ctx, x, targs)?,
+                None => x.is_true(),
+            };
+            if ok == keep {
+                out.push(*item);
+            }
         }
-    }
-    Ok(ctx.iter(
-        IterKind::Generator(Gen::SelectOrReject),
-        out.into_bump_slice(),
-    ))
+        Ok(ctx.iter(
+            IterKind::Generator(Gen::SelectOrReject),
+            out.into_bump_slice(),
+        ))
+    };
+    deferred(ctx, Gen::SelectOrReject, body())
 }
 
 /// `map(attribute=..., default=...)` or `map('filter', args...)`.

@@ -76,16 +76,8 @@ impl<'a> Interner<'a> {
 /// high bits of the product, which depend on every bit of the word.
 #[inline]
 fn hash(b: &[u8]) -> u64 {
-    fn w64(s: &[u8], at: usize) -> u64 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[at..at + 8]);
-        u64::from_le_bytes(w)
-    }
-    fn w32(s: &[u8], at: usize) -> u64 {
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&s[at..at + 4]);
-        u64::from(u32::from_le_bytes(w))
-    }
+    use crate::value::ops::le64 as w64;
+    let w32 = |s: &[u8], at: usize| u64::from(crate::value::ops::le32(s, at));
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     let n = b.len();
     let word = match n {

@@ -501,10 +501,8 @@ fn next_inner(
             if rel + len >= WIN {
                 e = win.base + WIN;
                 // The name goes on past the window: eight bytes at a time, then byte by byte.
-                while let Some(chunk) = bytes.get(e..e + 8) {
-                    let mut w = [0u8; 8];
-                    w.copy_from_slice(chunk);
-                    let stops = not_name_bytes(u64::from_le_bytes(w));
+                while e + 8 <= bytes.len() {
+                    let stops = not_name_bytes(crate::value::ops::le64(bytes, e));
                     if stops != 0 {
                         e += (stops.trailing_zeros() / 8) as usize;
                         break;

@@ -194,13 +194,11 @@ pub(crate) fn write_json_str(out: &mut String, s: &str, ensure_ascii: bool) {
     let mut i = 0;
     while i < bytes.len() {
         // Eight bytes at a time while none of them needs an escape.
-        if let Some(word) = bytes.get(i..i + 8) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(word);
-            if !word_needs_escape(u64::from_le_bytes(w), ensure_ascii) {
-                i += 8;
-                continue;
-            }
+        if i + 8 <= bytes.len()
+            && !word_needs_escape(crate::value::ops::le64(bytes, i), ensure_ascii)
+        {
+            i += 8;
+            continue;
         }
         let b = bytes[i];
         // One table lookup per byte: control characters, `"` and `\\` always need an escape,

@@ -71,9 +71,7 @@ pub(super) fn classify_words(chunk: &[u8], base: usize) -> Window {
     let mut space = 0;
     let mut name = 0;
     for (k, word) in chunk.chunks_exact(8).enumerate() {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(word);
-        let w = u64::from_le_bytes(w);
+        let w = crate::value::ops::le64(word, 0);
         space |= gather_high_bits(space_bytes(w)) << (8 * k);
         name |= gather_high_bits(!not_name_bytes(w) & HIGH) << (8 * k);
     }

@@ -53,20 +53,29 @@ pub(crate) fn dict_str_get<'a>(pairs: &[(Value<'a>, Value<'a>)], key: &str) -> O
         .map(|&(_, v)| v)
 }
 
+/// The four bytes of `s` at `at` as a little-endian word (the first byte lowest). The
+/// caller has checked that they are there.
+#[inline]
+pub(crate) fn le32(s: &[u8], at: usize) -> u32 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&s[at..at + 4]);
+    u32::from_le_bytes(w)
+}
+
+/// The eight bytes of `s` at `at` as a little-endian word (the first byte lowest, so a
+/// byte's position is its bit offset / 8). The caller has checked that they are there.
+#[inline]
+pub(crate) fn le64(s: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&s[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
 /// Byte equality that compares short texts (keys, roles) in registers, without a call to
 /// `memcmp`: up to 16 bytes, two overlapping loads cover every byte.
 #[inline]
 pub(crate) fn short_eq(a: &[u8], b: &[u8]) -> bool {
-    fn w32(s: &[u8], at: usize) -> u32 {
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&s[at..at + 4]);
-        u32::from_ne_bytes(w)
-    }
-    fn w64(s: &[u8], at: usize) -> u64 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[at..at + 8]);
-        u64::from_ne_bytes(w)
-    }
+    let (w32, w64) = (le32, le64);
     let n = a.len();
     if n != b.len() {
         return false;
