@@ -4,6 +4,11 @@
 //! prints the median over requests of the per-request median time. Compare with
 //! `python/bench/bench_render.py`, which adds the binding's cost (converting Python objects,
 //! building the result) and transformers' time.
+//!
+//! `engine_timing --loop TEMPLATE REQUEST N` renders one request (a JSON file) with one
+//! template N times through the same path and prints the prompt's length: a fixed loop for
+//! `valgrind --tool=callgrind`, whose instruction counts for N and N + 2000 renders give the
+//! cost of one render exactly (docs/performance.md, "Render, fourth round").
 
 use std::borrow::Cow;
 use std::time::Instant;
@@ -53,7 +58,29 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
+/// `--loop TEMPLATE REQUEST N` (see the module doc).
+fn render_loop(template: &str, request_file: &str, n: usize) {
+    let src = std::fs::read_to_string(template).expect("template file");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(request_file).expect("request file"))
+            .expect("request JSON");
+    let t = chatcodec::Template::new(&src).expect("template compiles");
+    let req = request(json.as_object().expect("request object"));
+    let mut out = String::new();
+    for _ in 0..n {
+        out.clear();
+        chat::render_data_spans(&t, &req, &mut out).expect("request renders");
+    }
+    println!("{}", out.len());
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, template, request_file, n] = &args[..] {
+        if flag == "--loop" {
+            return render_loop(template, request_file, n.parse().expect("N"));
+        }
+    }
     let corpus = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "../shared/corpus".into());

@@ -15,6 +15,12 @@ Reported per case: the median over runs of the time per call, and the spread (mi
 - `3 messages, empty template`: the scenario's request with a template that prints nothing:
   the above plus reading the messages and keywords (and the engine's per-message work);
 - `plain_data`: the messages read and turned back into Python objects.
+
+    python3 python/bench/bench_binding.py --loop TEMPLATE SCENARIO N
+
+calls `render_jinja_template` N times on one corpus template and scenario (file names under
+../shared/corpus) and nothing else: a fixed loop for `valgrind --tool=callgrind`, whose
+instruction counts for N and N + 10000 calls give the cost of one call.
 """
 
 import argparse
@@ -48,11 +54,26 @@ def noop(
     return None
 
 
+def loop(template, scenario, n):
+    with open(CORPUS / "templates" / template, encoding="utf-8", newline="") as f:
+        src = f.read()
+    req = json.loads((CORPUS / "scenarios" / scenario).read_text(encoding="utf-8"))
+    req.pop("description", None)
+    msgs = req.pop("messages")
+    render = chatcodec.render_jinja_template
+    for _ in range(int(n)):
+        render([msgs], chat_template=src, **req)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--calls", type=int, default=200_000)
+    ap.add_argument("--loop", nargs=3, metavar=("TEMPLATE", "SCENARIO", "N"))
     args = ap.parse_args()
+    if args.loop:
+        loop(*args.loop)
+        return
     paths = sorted((CORPUS / "scenarios").glob("*.json"))
     path = paths[len(paths) // 2]
     req = json.loads(path.read_text(encoding="utf-8"))
