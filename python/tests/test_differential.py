@@ -74,3 +74,46 @@ def test_template_matches_transformers(name):
                     problems.append(f"{where}: indices {w_idx} vs {g_idx}")
     assert compared >= 6
     assert not problems, "\n".join(problems)
+
+
+# Small templates of the kinds transformers' own tokenizer tests use for `continue_final_message`
+# and assistant masks: a trimmed final message, `{% generation %}` around all or part of a turn.
+SMALL_TEMPLATES = [
+    "{%- for message in messages %}\n"
+    "    {{- '<|im_start|>' + message['role'] + '\\n' + message['content'] | trim + '<|im_end|>' + '\\n' }}\n"
+    "{%- endfor %}",
+    "{% for m in messages %}{{ m.role }}: {% generation %}{{ m.content }}{% endgeneration %}\n{% endfor %}",
+    "{% for m in messages %}{% if m.role == 'assistant' %}{% generation %}{{ m.content | trim }}"
+    "{% endgeneration %}{% else %}{{ m.content }}{% endif %}{% endfor %}",
+]
+SMALL_CONVERSATIONS = [
+    [{"role": "system", "content": "system message"}, {"role": "user", "content": "user message"},
+     {"role": "assistant", "content": "assistant message "}],
+    [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "  hello  "}],
+    [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "x"}]}],
+]
+SMALL_OPTIONS = [
+    {},
+    {"continue_final_message": True},
+    {"return_assistant_tokens_mask": True},
+    {"continue_final_message": True, "return_assistant_tokens_mask": True},
+    {"add_generation_prompt": True, "continue_final_message": True},
+    {"continue_final_message": "assistant message"},
+]
+
+
+@pytest.mark.parametrize("t", range(len(SMALL_TEMPLATES)))
+def test_small_templates_match_transformers(t):
+    ctu = need("transformers.utils.chat_template_utils")
+    source = SMALL_TEMPLATES[t]
+    problems = []
+    for messages in SMALL_CONVERSATIONS:
+        for options in SMALL_OPTIONS:
+            req = {"messages": messages, **options}
+            want = call(ctu.render_jinja_template, source, req)
+            got = call(chatcodec.render_jinja_template, source, req)
+            if want[0] != got[0]:
+                problems.append(f"{options} {messages[-1]}: transformers {want}, chatcodec {got}")
+            elif want[0] == "ok" and (want[1][0] != got[1][0] or clip(*want[1]) != got[1][1]):
+                problems.append(f"{options} {messages[-1]}: transformers {want[1]}, chatcodec {got[1]}")
+    assert not problems, "\n".join(problems)
