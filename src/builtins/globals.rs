@@ -42,17 +42,18 @@ pub(super) fn call<'a>(
     match g {
         Global::Range => range(ctx, args, kwargs),
         Global::Namespace => {
-            let ns = ctx.namespace();
+            let ns = ctx.namespace_with(kwargs.len());
+            if args.is_empty() {
+                // `namespace(a=1, b=2)`, the common form: the keywords are the items, set
+                // in order (no dict of them built first).
+                for &(name, v) in kwargs {
+                    set_ns_attr(ns, name, v)?;
+                }
+                return Ok(Value::Ns(ns));
+            }
             for (k, v) in dict_items(ctx, args, kwargs)? {
                 if let Value::Str(name) = k {
-                    if name.starts_with('_') {
-                        return Err(err!(
-                            Security,
-                            "Chat templates cannot store underscore-prefixed attributes on a \
-                             namespace, but got '{name}'. Please rename the attribute."
-                        ));
-                    }
-                    ns.set(name, v);
+                    set_ns_attr(ns, name, v)?;
                 }
             }
             Ok(Value::Ns(ns))
@@ -121,6 +122,20 @@ pub(super) fn call<'a>(
             format!("{g:?}").to_lowercase()
         )),
     }
+}
+
+/// Sets attribute `name` of a namespace being made, refusing the names transformers'
+/// sandbox refuses.
+fn set_ns_attr<'a>(ns: &'a Namespace<'a>, name: &'a str, v: Value<'a>) -> Result<(), Error> {
+    if name.starts_with('_') {
+        return Err(err!(
+            Security,
+            "Chat templates cannot store underscore-prefixed attributes on a namespace, but \
+             got '{name}'. Please rename the attribute."
+        ));
+    }
+    ns.set(name, v);
+    Ok(())
 }
 
 /// Calls `next()`/`reset()` of a cycler, or a joiner.
@@ -311,12 +326,20 @@ fn dict_items<'a>(
 
 /// Dict items being built, with an index of their keys once there are more than a few, so
 /// that adding a key costs O(1) for string and integer keys (Python's hash table) instead of
-/// a search of every key; keys of other kinds are searched among themselves.
+/// a search of every key; keys of other kinds are searched among themselves. A small dict
+/// makes no index at all (no hash tables to set up).
 #[derive(Default)]
 struct DictBuilder<'a> {
     /// The items, in first-insertion order, keys unique.
     items: Vec<(Value<'a>, Value<'a>)>,
-    /// The position of each string key (once indexed).
+    /// The index, made when the items reach [`INDEX_FROM`].
+    index: Option<Box<KeyIndex<'a>>>,
+}
+
+/// [`DictBuilder`]'s index of its keys.
+#[derive(Default)]
+struct KeyIndex<'a> {
+    /// The position of each string key.
     strs: HashMap<&'a str, usize>,
     /// The position of each key equal to an `i64` (ints, bools, integral floats).
     ints: HashMap<i64, usize>,
@@ -336,59 +359,63 @@ enum KeyClass<'a> {
     Other,
 }
 
+/// The index class of `k`: `1`, `1.0` and `True` are the same key, as in Python.
+fn key_class<'a>(k: &Value<'a>) -> KeyClass<'a> {
+    match *k {
+        Value::Str(s) => KeyClass::Str(s),
+        Value::Int(i) => KeyClass::Int(i),
+        Value::Bool(b) => KeyClass::Int(i64::from(b)),
+        Value::Float(f)
+            if f.fract() == 0.0 && (i64::MIN as f64..-(i64::MIN as f64)).contains(&f) =>
+        {
+            KeyClass::Int(f as i64)
+        }
+        _ => KeyClass::Other,
+    }
+}
+
+impl<'a> KeyIndex<'a> {
+    /// Indexes the items not yet indexed.
+    fn update(&mut self, items: &[(Value<'a>, Value<'a>)]) {
+        while let Some((k, _)) = items.get(self.indexed) {
+            let i = self.indexed;
+            match key_class(k) {
+                KeyClass::Str(s) => {
+                    self.strs.insert(s, i);
+                }
+                KeyClass::Int(n) => {
+                    self.ints.insert(n, i);
+                }
+                KeyClass::Other => self.others.push(i),
+            }
+            self.indexed += 1;
+        }
+    }
+
+    /// The position of the key equal to `k`, if there is one.
+    fn find(&self, items: &[(Value<'a>, Value<'a>)], k: &Value<'a>) -> Option<usize> {
+        match key_class(k) {
+            KeyClass::Str(s) => self.strs.get(s).copied(),
+            KeyClass::Int(n) => self.ints.get(&n).copied(),
+            KeyClass::Other => self
+                .others
+                .iter()
+                .copied()
+                .find(|&i| ops::eq(&items[i].0, k)),
+        }
+    }
+}
+
 impl<'a> DictBuilder<'a> {
-    /// The index class of `k`: `1`, `1.0` and `True` are the same key, as in Python.
-    fn class(k: &Value<'a>) -> KeyClass<'a> {
-        match *k {
-            Value::Str(s) => KeyClass::Str(s),
-            Value::Int(i) => KeyClass::Int(i),
-            Value::Bool(b) => KeyClass::Int(i64::from(b)),
-            Value::Float(f)
-                if f.fract() == 0.0 && (i64::MIN as f64..-(i64::MIN as f64)).contains(&f) =>
-            {
-                KeyClass::Int(f as i64)
-            }
-            _ => KeyClass::Other,
-        }
-    }
-
-    /// Adds the item at position `i` to the index.
-    fn index(&mut self, i: usize) {
-        match Self::class(&self.items[i].0) {
-            KeyClass::Str(s) => {
-                self.strs.insert(s, i);
-            }
-            KeyClass::Int(n) => {
-                self.ints.insert(n, i);
-            }
-            KeyClass::Other => self.others.push(i),
-        }
-    }
-
     /// Sets `k` to `v`: in place when the key is there, else appended.
     fn put(&mut self, k: Value<'a>, v: Value<'a>) -> Result<(), Error> {
         check_hashable(&k)?;
-        if self.items.len() < INDEX_FROM {
-            match self.items.iter_mut().find(|(x, _)| ops::eq(x, &k)) {
-                Some(slot) => slot.1 = v,
-                None => self.items.push((k, v)),
-            }
-            return Ok(());
-        }
-        while self.indexed < self.items.len() {
-            self.index(self.indexed);
-            self.indexed += 1;
-        }
-        let found = match Self::class(&k) {
-            KeyClass::Str(s) => self.strs.get(s).copied(),
-            KeyClass::Int(n) => self.ints.get(&n).copied(),
-            KeyClass::Other => {
-                let items = &self.items;
-                self.others
-                    .iter()
-                    .copied()
-                    .find(|&i| ops::eq(&items[i].0, &k))
-            }
+        let found = if self.items.len() < INDEX_FROM {
+            self.items.iter().position(|(x, _)| ops::eq(x, &k))
+        } else {
+            let index = self.index.get_or_insert_with(Box::default);
+            index.update(&self.items);
+            index.find(&self.items, &k)
         };
         match found {
             Some(i) => self.items[i].1 = v,
@@ -520,6 +547,18 @@ mod unit {
             };
             assert!(matches!(ns.get("a"), Some(Value::Int(1))));
             assert!(matches!(ns.get("b"), Some(Value::Int(2))));
+            // Keywords alone (the common form) keep their order, as jinja2's dict does.
+            let v = call(
+                ctx,
+                Global::Namespace,
+                &[],
+                &[("b", Value::Int(2)), ("a", Value::Int(1))],
+            );
+            let Ok(Value::Ns(ns)) = v else {
+                panic!("not a namespace")
+            };
+            let names: Vec<&str> = ns.attrs.borrow().iter().map(|(k, _)| *k).collect();
+            assert_eq!(names, ["b", "a"]);
             let e = call(ctx, Global::Namespace, &[], &[("_a", Value::Int(1))])
                 .err()
                 .expect("an error");

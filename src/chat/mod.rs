@@ -243,7 +243,7 @@ pub(crate) fn render_built<'a>(
     // The clock is read only by `strftime_now`, which a template reaches by that global name.
     let now = match extra.now {
         Some(now) => now,
-        None if prog.globals.iter().any(|g| &**g == "strftime_now") => template.options.clock.now(),
+        None if prog.reads_clock() => template.options.clock.now(),
         None => build::epoch(),
     };
     let ctx = Ctx::new(arena, now, limits.max_output);
@@ -506,8 +506,13 @@ fn alias_fields<'a>(
 }
 
 /// One of [`REASONING_FIELDS`].
+#[inline]
 fn is_reasoning_field(key: &str) -> bool {
-    REASONING_FIELDS.contains(&key)
+    // By length first: most keys (`role`, `content`) are told apart without a comparison.
+    match key.len() {
+        17 | 8 | 9 => REASONING_FIELDS.contains(&key),
+        _ => false,
+    }
 }
 
 fn get_field<'a>(v: Value<'a>, key: &str) -> Option<Value<'a>> {

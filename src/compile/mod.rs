@@ -29,6 +29,9 @@ pub(crate) struct Program {
     /// Names looked up in the render's variables (then the builtin globals) once per render;
     /// the common ones are static (no allocation per name).
     pub(crate) globals: Vec<std::borrow::Cow<'static, str>>,
+    /// The builtin global function each of `globals` names, if any (what the name is when the
+    /// render's variables do not define it), found once here rather than on every render.
+    pub(crate) global_builtins: Vec<Option<crate::value::Global>>,
     /// Filters by index.
     pub(crate) filters: Vec<FilterFn>,
     /// Tests by index.
@@ -44,6 +47,12 @@ pub(crate) struct Program {
 }
 
 impl Program {
+    /// Whether a render may read the clock: the template names `strftime_now`.
+    pub(crate) fn reads_clock(&self) -> bool {
+        self.global_builtins
+            .contains(&Some(crate::value::Global::StrftimeNow))
+    }
+
     /// The source offset of the instruction at `pc`, for error messages.
     pub(crate) fn offset_of(&self, pc: usize) -> usize {
         let i = self.spans.partition_point(|(p, _)| *p as usize <= pc);

@@ -426,8 +426,13 @@ impl<'a> Ctx<'a> {
 
     /// A new empty namespace.
     pub(crate) fn namespace(&self) -> &'a Namespace<'a> {
+        self.namespace_with(0)
+    }
+
+    /// A new empty namespace with room for `n` attributes.
+    pub(crate) fn namespace_with(&self, n: usize) -> &'a Namespace<'a> {
         self.arena.alloc(Namespace {
-            attrs: RefCell::new(bumpalo::collections::Vec::new_in(self.arena)),
+            attrs: RefCell::new(bumpalo::collections::Vec::with_capacity_in(n, self.arena)),
         })
     }
 

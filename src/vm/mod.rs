@@ -37,9 +37,15 @@ pub(crate) fn with_arena<R>(f: impl FnOnce(&Bump) -> R) -> R {
     r
 }
 
-/// The value global name `name` has when the render's variables do not define it.
-pub(crate) fn builtin_global<'a>(ctx: &Ctx<'a>, name: &'a str) -> Value<'a> {
-    match crate::builtins::global(name) {
+/// The value global name `name` has when the render's variables do not define it: the
+/// builtin function `builtin` (what `crate::builtins::global` gives for the name), else
+/// undefined.
+pub(crate) fn builtin_global<'a>(
+    ctx: &Ctx<'a>,
+    name: &'a str,
+    builtin: Option<crate::value::Global>,
+) -> Value<'a> {
+    match builtin {
         Some(g) => ctx.callable(Callable::Global(g)),
         None => Value::Undefined(Some(ctx.arena.alloc(UndefInfo::Name(name)))),
     }
@@ -56,7 +62,10 @@ pub(crate) fn resolve_globals<'a>(
     ctx.arena.alloc_slice_fill_iter(
         prog.globals
             .iter()
-            .map(|name| lookup(name).unwrap_or_else(|| builtin_global(ctx, name))),
+            .zip(&prog.global_builtins)
+            .map(|(name, &builtin)| {
+                lookup(name).unwrap_or_else(|| builtin_global(ctx, name, builtin))
+            }),
     )
 }
 

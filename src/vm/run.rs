@@ -55,7 +55,7 @@ pub(super) struct Vm<'a, 'o> {
     pub(super) frames: SmallVec<[Frame; 8]>,
     /// First slot of the current frame (the top of `frames`), kept at hand for slot access.
     pub(super) base: usize,
-    pub(super) loops: Vec<LoopRun<'a>>,
+    pub(super) loops: bumpalo::collections::Vec<'a, LoopRun<'a>>,
     pub(super) collects: Vec<Vec<Value<'a>>>,
     pub(super) captures: Vec<usize>,
     pub(super) generation: Vec<(usize, usize)>,
@@ -112,7 +112,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                 markup: false,
             }],
             base: 0,
-            loops: Vec::new(),
+            loops: bumpalo::collections::Vec::with_capacity_in(4, ctx.arena),
             collects: Vec::new(),
             captures: Vec::new(),
             generation: Vec::new(),
