@@ -20,21 +20,35 @@ use crate::value::Value;
 /// Bytes of copying, comparing or searching that cost one unit of fuel.
 pub(crate) const BYTES_PER_UNIT: usize = 16;
 
+/// The budget of the render running on this thread, in one thread-local (each access to a
+/// thread-local costs a lookup in a shared library such as the Python module).
+struct Budget {
+    /// Units left.
+    left: Cell<u64>,
+    /// The render's limit (for the error message).
+    limit: Cell<u64>,
+    /// An operation stopped early for want of fuel.
+    short: Cell<bool>,
+}
+
 thread_local! {
-    /// Fuel left to the render on this thread.
-    static LEFT: Cell<u64> = const { Cell::new(u64::MAX) };
-    /// The render's whole budget, for the error message.
-    static LIMIT: Cell<u64> = const { Cell::new(u64::MAX) };
-    /// An operation asked for more fuel than was left (and may have stopped early).
-    static SHORT: Cell<bool> = const { Cell::new(false) };
+    static BUDGET: Budget = const {
+        Budget {
+            left: Cell::new(u64::MAX),
+            limit: Cell::new(u64::MAX),
+            short: Cell::new(false),
+        }
+    };
 }
 
 /// Starts a render's budget of `fuel` units on this thread; the returned guard makes the
 /// budget unlimited again when the render ends.
 pub(crate) fn start(fuel: u64) -> Guard {
-    LEFT.with(|l| l.set(fuel));
-    LIMIT.with(|l| l.set(fuel));
-    SHORT.with(|l| l.set(false));
+    BUDGET.with(|b| {
+        b.left.set(fuel);
+        b.limit.set(fuel);
+        b.short.set(false);
+    });
     Guard(())
 }
 
@@ -43,23 +57,25 @@ pub(crate) struct Guard(());
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        LEFT.with(|l| l.set(u64::MAX));
-        LIMIT.with(|l| l.set(u64::MAX));
-        SHORT.with(|l| l.set(false));
+        BUDGET.with(|b| {
+            b.left.set(u64::MAX);
+            b.limit.set(u64::MAX);
+            b.short.set(false);
+        });
     }
 }
 
 /// Spends `units`; `false` (and the budget is then exhausted) if fewer are left.
 #[inline]
 pub(crate) fn spend(units: u64) -> bool {
-    LEFT.with(|l| {
-        let left = l.get();
+    BUDGET.with(|b| {
+        let left = b.left.get();
         if units > left {
-            l.set(0);
-            SHORT.with(|s| s.set(true));
+            b.left.set(0);
+            b.short.set(true);
             false
         } else {
-            l.set(left - units);
+            b.left.set(left - units);
             true
         }
     })
@@ -102,17 +118,17 @@ pub(crate) fn charge_bytes(bytes: usize) -> Result<(), Error> {
 /// Whether an operation asked for more fuel than was left (and may have stopped early).
 #[inline]
 pub(crate) fn exhausted() -> bool {
-    SHORT.with(Cell::get)
+    BUDGET.with(|b| b.short.get())
 }
 
 /// Takes up to `max` units for the dispatch loop to spend one per instruction; 0 when the
 /// budget is used up.
 #[inline]
 pub(crate) fn take(max: u64) -> u64 {
-    LEFT.with(|l| {
-        let left = l.get();
+    BUDGET.with(|b| {
+        let left = b.left.get();
         let n = left.min(max);
-        l.set(left - n);
+        b.left.set(left - n);
         n
     })
 }
@@ -161,7 +177,7 @@ pub(crate) fn charge_call(
 /// The error of a render that ran out of fuel.
 #[cold]
 pub(crate) fn fuel_error() -> Error {
-    let limit = LIMIT.with(Cell::get);
+    let limit = BUDGET.with(|b| b.limit.get());
     Error::new(
         ErrorKind::Limit(Limit::Fuel),
         format!(
