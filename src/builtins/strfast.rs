@@ -4,7 +4,7 @@
 //! arguments, other argument types, a `Markup` receiver) goes through the generic call,
 //! which gives the same results and errors.
 
-use crate::value::{budget, Ctx, VResult, Value};
+use crate::value::{budget, ops, Ctx, VResult, Value};
 
 use super::strmethods::{self, py_strip, Strip};
 
@@ -99,7 +99,7 @@ pub(crate) fn call<'a>(
         StrMeth::Lower => lower(ctx, s),
         StrMeth::StartsWith => Value::Bool(s.starts_with(arg(0))),
         StrMeth::EndsWith => Value::Bool(s.ends_with(arg(0))),
-        StrMeth::Split => ctx.list(s.split(arg(0)).map(Value::Str)),
+        StrMeth::Split => ctx.list(ops::split_str(s, arg(0)).map(Value::Str)),
         StrMeth::Other | StrMeth::Get => return None,
     };
     if ctx.value_too_big(&v) {
@@ -119,7 +119,7 @@ fn replace<'a>(ctx: &Ctx<'a>, s: &'a str, old: &str, new: &str) -> VResult<'a> {
         ));
     }
     let (hay, needle) = (s.as_bytes(), old.as_bytes());
-    let Some(first) = find(hay, needle) else {
+    let Some(first) = ops::find_bytes(hay, needle) else {
         return Ok(Value::Str(s));
     };
     let mut out = bumpalo::collections::String::with_capacity_in(s.len(), ctx.arena);
@@ -129,7 +129,10 @@ fn replace<'a>(ctx: &Ctx<'a>, s: &'a str, old: &str, new: &str) -> VResult<'a> {
         out.push_str(s.get(last..at).unwrap_or(""));
         out.push_str(new);
         last = at + old.len();
-        match hay.get(last..).and_then(|rest| find(rest, needle)) {
+        match hay
+            .get(last..)
+            .and_then(|rest| ops::find_bytes(rest, needle))
+        {
             Some(off) => at = last + off,
             None => break,
         }
@@ -140,27 +143,6 @@ fn replace<'a>(ctx: &Ctx<'a>, s: &'a str, old: &str, new: &str) -> VResult<'a> {
         return Err(ctx.too_large());
     }
     Ok(v)
-}
-
-/// The first occurrence of a non-empty `needle` in `hay`: a byte search for one byte, a
-/// plain scan in a short text (building a searcher costs more than that), else `memmem`.
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    match needle {
-        [b] => memchr::memchr(*b, hay),
-        _ if hay.len() < 256 => {
-            let (&first, rest) = needle.split_first()?;
-            let mut from = 0;
-            while let Some(off) = hay.get(from..).and_then(|h| memchr::memchr(first, h)) {
-                let at = from + off;
-                if hay.get(at + 1..at + needle.len()) == Some(rest) {
-                    return Some(at);
-                }
-                from = at + 1;
-            }
-            None
-        }
-        _ => memchr::memmem::find(hay, needle),
-    }
 }
 
 /// `str.capitalize()`: the first character upper-cased, the rest lower-cased.

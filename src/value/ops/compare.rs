@@ -214,7 +214,14 @@ pub(super) fn find_key<'a>(map: &MapRef<'a>, key: &Value<'_>) -> Option<Value<'a
             if d.len() > SMALL_ITEMS && !budget::spend_items(d.len()) {
                 return None;
             }
-            d.iter().find(|(k, _)| eq(k, key)).map(|(_, v)| *v)
+            match key {
+                // A short string key (the usual `'x' in message`): compared in registers;
+                // only a string key can equal it.
+                Value::Str(s) | Value::Markup(s) if s.len() <= SMALL_BYTES => {
+                    super::seq::dict_str_get(d, s)
+                }
+                _ => d.iter().find(|(k, _)| eq(k, key)).map(|(_, v)| *v),
+            }
         }
         MapRef::Json(o) => match key {
             Value::Str(s) | Value::Markup(s) => json_get(o, s).map(Value::from_json),

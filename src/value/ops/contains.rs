@@ -5,8 +5,8 @@ use crate::error::{err, Error};
 use crate::value::budget;
 use crate::value::{Ctx, IterKind, Value};
 
-use super::compare::{eq, find_key};
-use super::seq::{MapRef, SeqRef};
+use super::compare::{eq, find_key, SMALL_BYTES};
+use super::seq::{short_eq, MapRef, SeqRef};
 
 /// Whether `v` can be a dict key (Python's `hash(v)` succeeds).
 pub(super) fn hashable(v: &Value<'_>) -> Result<(), Error> {
@@ -38,13 +38,25 @@ pub(crate) fn contains<'a>(
     }
     if let Some(s) = SeqRef::of(&container, true) {
         budget::charge_items(s.len())?;
+        if let (SeqRef::Values(items), Value::Str(n)) = (s, item) {
+            // `key in ['a', 'b']` with a short key (each comparison bounded, so the item
+            // count charged above covers it): string items compared in registers, others by
+            // `==`.
+            if n.len() > SMALL_BYTES {
+                return Ok(items.iter().any(|x| eq(x, &item)));
+            }
+            return Ok(items.iter().any(|x| match x {
+                Value::Str(x) | Value::Markup(x) => short_eq(x.as_bytes(), n.as_bytes()),
+                other => eq(other, &item),
+            }));
+        }
         return Ok((0..s.len()).any(|i| s.get(i).is_some_and(|x| eq(&x, &item))));
     }
     match container {
         Value::Str(h) => match item {
             Value::Str(n) => {
                 budget::charge_bytes(h.len())?;
-                Ok(h.contains(n))
+                Ok(super::seq::find_bytes(h.as_bytes(), n.as_bytes()).is_some())
             }
             other => Err(err!(
                 Type,
@@ -107,6 +119,22 @@ mod tests {
         );
         let dict = Value::Dict(c.arena.alloc([(Value::Int(1), Value::Str("a"))]));
         assert_eq!(yes(dict, Value::Bool(true)), Some(true));
+        // String keys and items: a `Markup` of the same text is the same; a number is not.
+        let dict = Value::Dict(c.arena.alloc([
+            (Value::Int(1), Value::Str("a")),
+            (Value::Markup("role"), Value::Str("b")),
+        ]));
+        assert_eq!(yes(dict, Value::Str("role")), Some(true));
+        assert_eq!(yes(dict, Value::Str("1")), Some(false));
+        let mixed = c.list([Value::Int(1), Value::Markup("<b>"), Value::Str("content")]);
+        assert_eq!(yes(mixed, Value::Str("content")), Some(true));
+        assert_eq!(yes(mixed, Value::Str("<b>")), Some(true));
+        assert_eq!(yes(mixed, Value::Markup("content")), Some(true));
+        assert_eq!(yes(mixed, Value::Str("1")), Some(false));
+        assert_eq!(yes(mixed, Value::Str("conten")), Some(false));
+        let long = "k".repeat(300);
+        let longs = c.list([Value::Str("k"), Value::Str(c.arena.alloc_str(&long))]);
+        assert_eq!(yes(longs, Value::Str(&long)), Some(true));
         let vals = c.iter(
             IterKind::DictValues,
             c.slice([Value::Int(1), Value::Int(2)]),

@@ -31,6 +31,6 @@ pub(crate) use iter::{iterate, length};
 pub(crate) use lookup::{getattr, getitem};
 pub(crate) use num::int_arg;
 pub(crate) use op::{BinOp, CmpOp};
-pub(crate) use seq::{dict_str_get, json_get, le32, le64, pairs, short_eq};
+pub(crate) use seq::{dict_str_get, find_bytes, json_get, le32, le64, pairs, short_eq, split_str};
 pub(crate) use slice::slice;
 pub(crate) use undefined::{missing_attr, undefined_error};

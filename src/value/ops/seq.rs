@@ -89,6 +89,51 @@ pub(crate) fn short_eq(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// The first occurrence of `needle` in `hay` (at 0 for an empty needle): a byte search for
+/// one byte, a scan for the first byte in a short text (building a substring searcher, as
+/// `str::find` and `memmem::find` do on every call, costs more than that), else `memmem`.
+pub(crate) fn find_bytes(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    match needle {
+        [] => Some(0),
+        [b] => memchr::memchr(*b, hay),
+        [first, rest @ ..] if hay.len() < 256 => {
+            let mut from = 0;
+            while let Some(off) = hay.get(from..).and_then(|h| memchr::memchr(*first, h)) {
+                let at = from + off;
+                if hay.get(at + 1..at + needle.len()) == Some(rest) {
+                    return Some(at);
+                }
+                from = at + 1;
+            }
+            None
+        }
+        _ => memchr::memmem::find(hay, needle),
+    }
+}
+
+/// Python's `s.split(sep)` for a non-empty `sep`: the pieces between occurrences.
+pub(crate) fn split_str<'s, 'p>(
+    s: &'s str,
+    sep: &'p str,
+) -> impl Iterator<Item = &'s str> + use<'s, 'p> {
+    let mut rest = Some(s);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match find_bytes(r.as_bytes(), sep.as_bytes()) {
+            // `sep` is valid UTF-8 found at a match of whole characters: both cuts fall on
+            // character boundaries.
+            Some(at) if !sep.is_empty() => {
+                rest = r.get(at + sep.len()..);
+                r.get(..at)
+            }
+            _ => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
 /// A Python list or tuple's items, from the template or borrowed from the caller's JSON.
 #[derive(Clone, Copy)]
 pub(crate) enum SeqRef<'a> {
@@ -196,7 +241,39 @@ impl<'a> MapRef<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::short_eq;
+    use super::{find_bytes, short_eq, split_str};
+
+    /// The same positions and pieces as the standard library's substring search, on short
+    /// and long texts (the two paths), ASCII and not, with repeated first bytes.
+    #[test]
+    fn find_and_split_agree_with_std() {
+        let long = "ab".repeat(200) + "<think>x</think>" + &"é".repeat(100);
+        let hays = [
+            "",
+            "a",
+            "aaab",
+            "<th<think>a</think>b",
+            "no tags here",
+            "日本語のテキスト</think>答え",
+            long.as_str(),
+        ];
+        let needles = [
+            "a", "ab", "aab", "<think>", "</think>", "é", "本語", "zz", "bé",
+        ];
+        for hay in hays {
+            for needle in needles {
+                assert_eq!(
+                    find_bytes(hay.as_bytes(), needle.as_bytes()),
+                    hay.find(needle),
+                    "{needle:?} in {hay:?}"
+                );
+                let ours: Vec<&str> = split_str(hay, needle).collect();
+                let std: Vec<&str> = hay.split(needle).collect();
+                assert_eq!(ours, std, "{hay:?}.split({needle:?})");
+            }
+            assert_eq!(find_bytes(hay.as_bytes(), b""), Some(0));
+        }
+    }
 
     /// Every length up to past the register path, equal and differing at each position.
     #[test]
