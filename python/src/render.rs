@@ -310,7 +310,7 @@ fn render<'py>(py: Python<'py>, args: &Args<'py>) -> PyResult<Bound<'py, PyAny>>
     let texts = new_list(py, parts.len())?;
     let indices = new_list(py, if mask { parts.len() } else { 0 })?;
     for (i, (start, end, spans)) in parts.into_iter().enumerate() {
-        set_item(&texts, i, PyString::new(py, &buf[start..end]).into_any());
+        set_item(&texts, i, convert::new_str(py, &buf[start..end]).into_any());
         if mask {
             set_item(&indices, i, PyList::new(py, spans)?.into_any());
         }

@@ -193,7 +193,7 @@ impl ChatTemplate {
         });
         let (text, spans) = rendered?;
         let text = {
-            let s = PyString::new(py, &text).into_any();
+            let s = crate::convert::new_str(py, &text).into_any();
             give_out(text);
             s
         };

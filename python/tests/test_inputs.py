@@ -279,3 +279,35 @@ def test_several_conversations_and_conversation_objects():
         want = ctu.render_jinja_template(convs, chat_template=src, return_assistant_tokens_mask=mask)
         got = chatcodec.render_jinja_template(convs, chat_template=src, return_assistant_tokens_mask=mask)
         assert got == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "a",
+        "x" * 5000,
+        "x" * 31 + "é",
+        "x" * 32 + "é",
+        "x" * 100 + "é" + "y" * 100,
+        "é" + "x" * 64,
+        "日本語",
+        "\x7f\x00 tab\t",
+        "a\U0001F600b",
+    ],
+)
+def test_prompts_come_back_as_the_same_text(text):
+    # ASCII prompts are copied into a new one-byte string directly; any other text goes
+    # through CPython's decoder. Either way the result is an ordinary, equal `str`.
+    for render in (
+        lambda: chatcodec.render_jinja_template(
+            [[{"role": "user", "content": text}]], chat_template="{{ messages[0].content }}"
+        )[0][0],
+        lambda: chatcodec.ChatTemplate("{{ messages[0].content }}").apply(
+            [{"role": "user", "content": text}]
+        ),
+    ):
+        out = render()
+        assert type(out) is str
+        assert out == text and hash(out) == hash(text) and len(out) == len(text)
+        assert out.isascii() == text.isascii()
