@@ -40,7 +40,7 @@ pub(super) fn generate<'a>(
             strs: StrPool::with_capacity(source.len() / 2),
             // Room for the names, filters and tests of most templates without regrowing.
             globals: Vec::with_capacity(16),
-            global_builtins: Vec::new(),
+            global_builtins: std::sync::OnceLock::new(),
             filters: Vec::new(),
             tests: Vec::new(),
             kwnames: Vec::new(),
@@ -86,11 +86,6 @@ pub(super) fn generate<'a>(
     g.block(ast)?;
     g.emit(Instr::Halt);
     g.p.root_slots = u32::from(g.funcs[0].next_slot);
-    g.p.global_builtins =
-        g.p.globals
-            .iter()
-            .map(|n| crate::builtins::global(n))
-            .collect();
     Ok(g.p)
 }
 

@@ -30,8 +30,9 @@ pub(crate) struct Program {
     /// the common ones are static (no allocation per name).
     pub(crate) globals: Vec<std::borrow::Cow<'static, str>>,
     /// The builtin global function each of `globals` names, if any (what the name is when the
-    /// render's variables do not define it), found once here rather than on every render.
-    pub(crate) global_builtins: Vec<Option<crate::value::Global>>,
+    /// render's variables do not define it): found at the first render (compiling does not
+    /// pay for it), then read by every render without comparing names.
+    pub(crate) global_builtins: std::sync::OnceLock<Vec<Option<crate::value::Global>>>,
     /// Filters by index.
     pub(crate) filters: Vec<FilterFn>,
     /// Tests by index.
@@ -47,9 +48,19 @@ pub(crate) struct Program {
 }
 
 impl Program {
+    /// The builtin global function each of [`Program::globals`] names, if any.
+    pub(crate) fn global_builtins(&self) -> &[Option<crate::value::Global>] {
+        self.global_builtins.get_or_init(|| {
+            self.globals
+                .iter()
+                .map(|n| crate::builtins::global(n))
+                .collect()
+        })
+    }
+
     /// Whether a render may read the clock: the template names `strftime_now`.
     pub(crate) fn reads_clock(&self) -> bool {
-        self.global_builtins
+        self.global_builtins()
             .contains(&Some(crate::value::Global::StrftimeNow))
     }
 

@@ -62,7 +62,7 @@ pub(crate) fn resolve_globals<'a>(
     ctx.arena.alloc_slice_fill_iter(
         prog.globals
             .iter()
-            .zip(&prog.global_builtins)
+            .zip(prog.global_builtins())
             .map(|(name, &builtin)| {
                 lookup(name).unwrap_or_else(|| builtin_global(ctx, name, builtin))
             }),
