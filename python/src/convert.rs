@@ -647,8 +647,9 @@ extern "C" {
 }
 
 /// A Python `str` of `text`. An ASCII text (most prompts) is copied straight into a new
-/// one-byte string, which costs about a third of what CPython's UTF-8 decoder spends on it
-/// (it checks and copies 8 bytes at a time); any other text goes through the decoder.
+/// one-byte string; any other text goes through CPython's UTF-8 decoder, which checks and
+/// copies 8 bytes at a time (callgrind on `python/bench/bench_binding.py --loop`, a whole
+/// call: 138 instructions fewer for a 306-byte prompt, 1,261 fewer for a 1,666-byte one).
 pub(crate) fn new_str<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyString> {
     #[cfg(not(windows))]
     if is_ascii(text.as_bytes()) {
@@ -659,7 +660,9 @@ pub(crate) fn new_str<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyString> 
     PyString::new(py, text)
 }
 
-/// Whether every byte is below 128: 32 bytes a step, or-ed together in four words.
+/// Whether every byte is below 128: 32 bytes a step, or-ed together in four words. Not
+/// `<[u8]>::is_ascii`: with it, the call on the 306-byte prompt saved 15 instructions
+/// instead of 138 (it alone cost 157).
 fn is_ascii(b: &[u8]) -> bool {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let word = |c: &[u8], i: usize| {

@@ -56,8 +56,7 @@ impl Program {
                 }
                 // A builtin function opens a nested call; other globals are values.
                 Instr::LoadGlobal(g) => {
-                    let name = self.globals.get(g as usize).map_or("", |n| &**n);
-                    if crate::builtins::global(name).is_some() {
+                    if matches!(self.global_builtins().get(usize::from(g)), Some(Some(_))) {
                         depth += 1;
                     }
                     gap = true;

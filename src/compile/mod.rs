@@ -32,7 +32,8 @@ pub(crate) struct Program {
     /// The builtin global function each of `globals` names, if any (what the name is when the
     /// render's variables do not define it): found at the first render (compiling does not
     /// pay for it), then read by every render without comparing names.
-    pub(crate) global_builtins: std::sync::OnceLock<Vec<Option<crate::value::Global>>>,
+    /// Read through [`Program::global_builtins`].
+    pub(super) global_builtins: std::sync::OnceLock<Vec<Option<crate::value::Global>>>,
     /// Filters by index.
     pub(crate) filters: Vec<FilterFn>,
     /// Tests by index.

@@ -6,7 +6,7 @@ use crate::value::budget;
 use crate::value::{Ctx, IterKind, Value};
 
 use super::compare::{eq, find_key, SMALL_BYTES};
-use super::seq::{short_eq, MapRef, SeqRef};
+use super::seq::{find_bytes, short_eq, MapRef, SeqRef};
 
 /// Whether `v` can be a dict key (Python's `hash(v)` succeeds).
 pub(super) fn hashable(v: &Value<'_>) -> Result<(), Error> {
@@ -38,17 +38,15 @@ pub(crate) fn contains<'a>(
     }
     if let Some(s) = SeqRef::of(&container, true) {
         budget::charge_items(s.len())?;
+        // `key in ['a', 'b']` with a short key (each comparison bounded, so the item count
+        // charged above covers it): string items compared in registers, others by `==`.
         if let (SeqRef::Values(items), Value::Str(n)) = (s, item) {
-            // `key in ['a', 'b']` with a short key (each comparison bounded, so the item
-            // count charged above covers it): string items compared in registers, others by
-            // `==`.
-            if n.len() > SMALL_BYTES {
-                return Ok(items.iter().any(|x| eq(x, &item)));
+            if n.len() <= SMALL_BYTES {
+                return Ok(items.iter().any(|x| match x {
+                    Value::Str(x) | Value::Markup(x) => short_eq(x.as_bytes(), n.as_bytes()),
+                    other => eq(other, &item),
+                }));
             }
-            return Ok(items.iter().any(|x| match x {
-                Value::Str(x) | Value::Markup(x) => short_eq(x.as_bytes(), n.as_bytes()),
-                other => eq(other, &item),
-            }));
         }
         return Ok((0..s.len()).any(|i| s.get(i).is_some_and(|x| eq(&x, &item))));
     }
@@ -56,7 +54,7 @@ pub(crate) fn contains<'a>(
         Value::Str(h) => match item {
             Value::Str(n) => {
                 budget::charge_bytes(h.len())?;
-                Ok(super::seq::find_bytes(h.as_bytes(), n.as_bytes()).is_some())
+                Ok(find_bytes(h.as_bytes(), n.as_bytes()).is_some())
             }
             other => Err(err!(
                 Type,
