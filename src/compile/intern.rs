@@ -75,7 +75,7 @@ impl<'a> Interner<'a> {
 /// bytes (nearly every name), word by word past that. The table index is taken from the
 /// high bits of the product, which depend on every bit of the word.
 #[inline]
-fn hash(b: &[u8]) -> u64 {
+pub(super) fn hash(b: &[u8]) -> u64 {
     use crate::value::ops::le64 as w64;
     let w32 = |s: &[u8], at: usize| u64::from(crate::value::ops::le32(s, at));
     const K: u64 = 0x9e37_79b9_7f4a_7c15;

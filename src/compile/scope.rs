@@ -11,59 +11,19 @@ use crate::syntax::ast::{Stmt, Target};
 /// A vector in the compile-time arena: scratch lists of names cost no heap allocation.
 pub(super) type AVec<'a, T> = bumpalo::collections::Vec<'a, T>;
 
-/// A small multiplicative hasher for the compiler's name tables: names are short, and a map
-/// lives for one compile, so SipHash's protection against chosen keys buys nothing here.
+/// The hasher of the compiler's name tables: [`Name`] hashes its bytes in one `write`, with
+/// the string index's hash ([`super::intern::hash`]: names are short, and a map lives for one
+/// compile, so SipHash's protection against chosen keys buys nothing here).
 #[derive(Default)]
 pub(super) struct NameHasher(u64);
 
 impl Hasher for NameHasher {
     fn finish(&self) -> u64 {
-        // The multiplications move entropy up; the table index comes from the low bits.
-        self.0.rotate_left(26)
+        self.0
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in chunks.by_ref() {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.mix(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            self.mix(tail_word(rest));
-        }
-    }
-
-    fn write_u8(&mut self, b: u8) {
-        self.mix(u64::from(b));
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.mix(n as u64);
-    }
-}
-
-impl NameHasher {
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-/// The 1 to 7 bytes of `rest` as one word, from fixed-size loads (overlapping when fewer
-/// than 8): copying them into a zeroed word on the stack and reading it back whole stalls
-/// the store buffer, which was a third of the name tables' time.
-#[inline]
-fn tail_word(rest: &[u8]) -> u64 {
-    let n = rest.len();
-    if n >= 4 {
-        let mut lo = [0u8; 4];
-        let mut hi = [0u8; 4];
-        lo.copy_from_slice(&rest[..4]);
-        hi.copy_from_slice(&rest[n - 4..]);
-        u64::from(u32::from_le_bytes(lo)) | (u64::from(u32::from_le_bytes(hi)) << 32)
-    } else {
-        u64::from(rest[0]) | (u64::from(rest[n / 2]) << 8) | (u64::from(rest[n - 1]) << 16)
+        self.0 = super::intern::hash(bytes) ^ self.0.rotate_left(5);
     }
 }
 
