@@ -253,8 +253,17 @@ impl<'py> Keep<'py> {
     }
 }
 
-/// How many dict keys [`Converter`] remembers.
-const KEYS: usize = 8;
+/// How many dict keys [`Converter`] remembers: a key's slot is picked by its address (the
+/// tool schemas of one request hold a dozen to twenty distinct keys).
+const KEYS: usize = 16;
+
+/// The slot of [`Converter`]'s remembered keys for an object at `addr`: objects are at least
+/// 16-byte aligned and `str` objects at least 48 bytes long, so the bits above the fourth
+/// tell neighbours apart.
+#[inline(always)]
+fn key_slot(addr: usize) -> usize {
+    ((addr >> 4) ^ (addr >> 8)) % KEYS
+}
 
 /// The converter: the builder the values are made with, where the borrowed strings are kept,
 /// the containers on the current path (to see cycles), and the dict keys read last.
@@ -275,9 +284,10 @@ pub(crate) struct Converter<'a, 's, 'py> {
     keep: &'s Keep<'py>,
     /// Inline up to a depth that ordinary requests do not reach (no allocation per call).
     stack: SmallVec<[usize; 16]>,
-    /// Keys by address: (address, value, length in bytes); the first `nkeys` are valid.
+    /// Keys by address: (address, value, length in bytes), in the slot [`key_slot`] gives
+    /// the address; slot `i` holds a key when bit `i` of `known` is set.
     keys: [(usize, Val<'a>, usize); KEYS],
-    nkeys: usize,
+    known: u16,
     /// How many conversions that may run Python code are under way.
     foreign: usize,
     /// How many have been made so far.
@@ -291,7 +301,7 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
             keep,
             stack: SmallVec::new(),
             keys: [(0, Val::none(), 0); KEYS],
-            nkeys: 0,
+            known: 0,
             foreign: 0,
             foreign_runs: 0,
         }
@@ -304,21 +314,21 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
             return self.str(k);
         }
         let id = k.as_ptr() as usize;
-        if let Some(&(_, v, len)) = self.keys[..self.nkeys].iter().find(|e| e.0 == id) {
+        let slot = key_slot(id);
+        let (known, v, len) = self.keys[slot];
+        if known == id && self.known & (1 << slot) != 0 {
             self.keep.count(len);
             return Ok(v);
         }
         let (v, len) = self.keep.str_len(self.b, k)?;
-        if self.nkeys < KEYS {
-            self.keys[self.nkeys] = (id, v, len);
-            self.nkeys += 1;
-        }
+        self.keys[slot] = (id, v, len);
+        self.known |= 1 << slot;
         Ok(v)
     }
 
     /// Forgets the keys read so far: for a caller that ran Python code since.
     pub(crate) fn forget_keys(&mut self) {
-        self.nkeys = 0;
+        self.known = 0;
     }
 
     /// Runs `f`, which may run Python code: no key is remembered while it runs, and those
@@ -328,7 +338,7 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
         let r = f(self);
         self.foreign -= 1;
         self.foreign_runs += 1;
-        self.nkeys = 0;
+        self.forget_keys();
         r
     }
 
@@ -483,7 +493,7 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
         if self.foreign_runs != runs {
             // Python code ran inside: releasing the container may have freed it, its keys
             // and anything its release ran `__del__` methods on.
-            self.nkeys = 0;
+            self.forget_keys();
         }
         r
     }
@@ -587,7 +597,7 @@ impl<'a, 's, 'py> Converter<'a, 's, 'py> {
         }
         if self.foreign_runs != runs {
             // Releasing them may have freed them (and run their `__del__`).
-            self.nkeys = 0;
+            self.forget_keys();
         }
         Ok(())
     }
