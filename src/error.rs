@@ -61,6 +61,96 @@ impl fmt::Display for Limit {
     }
 }
 
+/// The exception transformers' renderer raises for the same failure: a jinja2 exception, or
+/// the Python one that jinja2 lets through from inside a template. Finer than [`ErrorKind`]:
+/// a language binding raises an exception of this class (the Python package's classes
+/// subclass it), so that code catching transformers' exceptions catches the same failures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExceptionClass {
+    /// `jinja2.TemplateSyntaxError`: the source does not parse.
+    TemplateSyntaxError,
+    /// `jinja2.TemplateAssertionError`: a filter or test that does not exist, used outside
+    /// any `if` (found when compiling).
+    TemplateAssertionError,
+    /// `jinja2.UndefinedError`.
+    UndefinedError,
+    /// `jinja2.sandbox.SecurityError`.
+    SecurityError,
+    /// `jinja2.TemplateRuntimeError`: e.g. a filter or test that does not exist, reached
+    /// inside an `if`; assigning an attribute of something that is not a namespace.
+    TemplateRuntimeError,
+    /// `jinja2.FilterArgumentError`: a filter's argument is out of its domain
+    /// (`reverse` of a number, `map` without a filter, `round` with an unknown method).
+    FilterArgumentError,
+    /// `jinja2.TemplateError`: `raise_exception(msg)`, and failures jinja2 has no
+    /// counterpart for (the fuel and template size limits).
+    TemplateError,
+    /// Python's `TypeError`.
+    TypeError,
+    /// Python's `ValueError`.
+    ValueError,
+    /// Python's `AttributeError`: a method a value does not have, called by a filter
+    /// (`dictsort` and `items` of a list call `.items()`).
+    AttributeError,
+    /// Python's `ZeroDivisionError`.
+    ZeroDivisionError,
+    /// Python's `IndexError` (`'{}'.format()`).
+    IndexError,
+    /// Python's `KeyError` (`'{a}'.format()`).
+    KeyError,
+    /// Python's `OverflowError`.
+    OverflowError,
+    /// Python's `RuntimeError` (`cycler()` with no items).
+    RuntimeError,
+    /// Python's `RecursionError`: macro calls or source nesting too deep.
+    RecursionError,
+    /// Python's `MemoryError`: a value or an output past the size limit.
+    MemoryError,
+}
+
+impl ExceptionClass {
+    /// The class's Python name (`"TemplateRuntimeError"`, `"ZeroDivisionError"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ExceptionClass::TemplateSyntaxError => "TemplateSyntaxError",
+            ExceptionClass::TemplateAssertionError => "TemplateAssertionError",
+            ExceptionClass::UndefinedError => "UndefinedError",
+            ExceptionClass::SecurityError => "SecurityError",
+            ExceptionClass::TemplateRuntimeError => "TemplateRuntimeError",
+            ExceptionClass::FilterArgumentError => "FilterArgumentError",
+            ExceptionClass::TemplateError => "TemplateError",
+            ExceptionClass::TypeError => "TypeError",
+            ExceptionClass::ValueError => "ValueError",
+            ExceptionClass::AttributeError => "AttributeError",
+            ExceptionClass::ZeroDivisionError => "ZeroDivisionError",
+            ExceptionClass::IndexError => "IndexError",
+            ExceptionClass::KeyError => "KeyError",
+            ExceptionClass::OverflowError => "OverflowError",
+            ExceptionClass::RuntimeError => "RuntimeError",
+            ExceptionClass::RecursionError => "RecursionError",
+            ExceptionClass::MemoryError => "MemoryError",
+        }
+    }
+
+    /// The class of an error of `kind` whose site gave none.
+    fn of_kind(kind: ErrorKind) -> ExceptionClass {
+        match kind {
+            ErrorKind::Syntax => ExceptionClass::TemplateSyntaxError,
+            ErrorKind::Undefined => ExceptionClass::UndefinedError,
+            ErrorKind::Type | ErrorKind::Input => ExceptionClass::TypeError,
+            ErrorKind::Value => ExceptionClass::ValueError,
+            ErrorKind::Security => ExceptionClass::SecurityError,
+            ErrorKind::Raised => ExceptionClass::TemplateError,
+            ErrorKind::Runtime | ErrorKind::Unknown => ExceptionClass::TemplateRuntimeError,
+            ErrorKind::Overflow => ExceptionClass::OverflowError,
+            ErrorKind::Limit(Limit::Depth | Limit::Nesting) => ExceptionClass::RecursionError,
+            ErrorKind::Limit(Limit::Output) => ExceptionClass::MemoryError,
+            ErrorKind::Limit(Limit::Fuel | Limit::Source) => ExceptionClass::TemplateError,
+        }
+    }
+}
+
 /// An error from compiling or rendering a template, or from reading its input.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error(Box<Repr>);
@@ -68,6 +158,8 @@ pub struct Error(Box<Repr>);
 #[derive(Clone, PartialEq, Eq)]
 struct Repr {
     kind: ErrorKind,
+    /// The exception class when the site knows better than the kind's default.
+    class: Option<ExceptionClass>,
     message: String,
     /// 1-based line and column (in characters) in the template source, 0 when unknown.
     line: u32,
@@ -87,6 +179,7 @@ impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
         Error(Box::new(Repr {
             kind,
+            class: None,
             message: message.into(),
             line: 0,
             col: 0,
@@ -98,6 +191,19 @@ impl Error {
     /// What went wrong, coarsely.
     pub fn kind(&self) -> ErrorKind {
         self.0.kind
+    }
+
+    /// The exception transformers' renderer raises for the same failure.
+    pub fn exception_class(&self) -> ExceptionClass {
+        self.0
+            .class
+            .unwrap_or_else(|| ExceptionClass::of_kind(self.0.kind))
+    }
+
+    /// The same error, raised in Python as `class` (see [`Error::exception_class`]).
+    pub(crate) fn with_class(mut self, class: ExceptionClass) -> Error {
+        self.0.class = Some(class);
+        self
     }
 
     /// The message alone, without location. For `raise_exception(msg)` this is `msg` verbatim.

@@ -27,5 +27,5 @@ pub(crate) mod value;
 pub(crate) mod vm;
 
 pub use clock::{Clock, DateTime};
-pub use error::{Error, ErrorKind, Limit};
+pub use error::{Error, ErrorKind, ExceptionClass, Limit};
 pub use template::{Limits, Options, Template};

@@ -2,7 +2,7 @@
 //! against every request in `../shared/corpus/scenarios/*.json` and `corpus/requests/*.json`,
 //! rendered by chatcodec and by the reference (transformers' own `render_jinja_template`,
 //! through `tests/reference/oracle.py`, run once in batch), compared byte for byte. Where the
-//! reference raises, chatcodec must fail too.
+//! reference raises, chatcodec must fail too, with the same exception class.
 //!
 //! It prints `N passed, N failed`, one line per failure, and writes `docs/conformance.md`
 //! (counts, the reference's own outcomes, every difference grouped by cause). It also checks
@@ -359,7 +359,12 @@ fn token_at(s: &str, at: usize) -> String {
 fn classify(reference: &Reference, ours: &Outcome) -> Option<(String, String)> {
     match (reference, ours) {
         (Reference::Text(a), Outcome::Text(b)) if a == b => None,
-        (Reference::Error { .. }, Outcome::Error { .. }) => None,
+        // Both fail: with the same exception class, which callers catch.
+        (Reference::Error { ty, .. }, Outcome::Error { class, .. }) if ty == class => None,
+        (Reference::Error { ty, .. }, Outcome::Error { class, message, .. }) => Some((
+            format!("the reference raises {ty}, chatcodec {class}"),
+            first_line(message, 200),
+        )),
         (_, Outcome::Panic(p)) => Some((
             format!("chatcodec panics: {}", normalise(p)),
             first_line(p, 200),
@@ -370,6 +375,7 @@ fn classify(reference: &Reference, ours: &Outcome) -> Option<(String, String)> {
                 kind,
                 detail,
                 message,
+                ..
             },
         ) => Some((
             format!("chatcodec fails ({kind}): {}", normalise(detail)),
@@ -662,7 +668,8 @@ fn report(
          in `corpus/requests`, rendered by chatcodec and \
          by transformers 5.23.0's `render_jinja_template` on jinja2 3.1.6 \
          (`tests/reference/oracle.py`, clock fixed at {}). A pair passes when the bytes are \
-         equal or both fail.\n",
+         equal, or when both fail and chatcodec's error is of the exception class the \
+         reference raises (`Error::exception_class`).\n",
         requests.len() - n_scenarios,
         common::NOW
     );

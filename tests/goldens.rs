@@ -122,7 +122,22 @@ fn goldens_match_the_reference() {
                     first_line(msg, 120),
                     first_line(&got, 80)
                 )),
-                (Err((ty, msg)), Outcome::Error { kind, message, .. }) => {
+                (
+                    Err((ty, msg)),
+                    Outcome::Error {
+                        kind,
+                        message,
+                        class,
+                        ..
+                    },
+                ) => {
+                    // The exception class is part of the contract (callers catch it).
+                    if class != ty {
+                        failures.push(format!(
+                            "{case}: the reference raises {ty}, we raise {class}: {}",
+                            first_line(&message, 120)
+                        ));
+                    }
                     if !kind_matches(ty, &kind) {
                         kind_notes.push(format!(
                             "{case}: reference {ty}: {} / ours {kind}: {}",

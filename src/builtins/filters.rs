@@ -2,6 +2,7 @@
 //! Sequence filters are in [`super::seqfilters`].
 
 use crate::error::err;
+use crate::error::ExceptionClass;
 use crate::value::json::opts_from_args;
 use crate::value::markup;
 use crate::value::ops;
@@ -379,8 +380,10 @@ pub(crate) fn title(s: &str) -> String {
 /// Undefined values.
 fn xmlattr<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
     let [autospace] = bind("xmlattr", ["autospace"], a, k)?;
-    let p = super::args::pairs(ctx, &v)
-        .ok_or_else(|| err!(Type, "'{}' object has no attribute 'items'", v.type_name()))?;
+    let p = super::args::pairs(ctx, &v).ok_or_else(|| {
+        err!(Type, "'{}' object has no attribute 'items'", v.type_name())
+            .with_class(ExceptionClass::AttributeError)
+    })?;
     let mut out = String::new();
     for (key, val) in p {
         if matches!(val, Value::None | Value::Undefined(_)) {

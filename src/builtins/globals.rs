@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use num_bigint::BigInt;
 
+use crate::error::ExceptionClass;
 use crate::error::{err, Error, ErrorKind};
 use crate::value::methods::{CYCLER_ITEMS, CYCLER_POS, JOINER_SEP, JOINER_USED};
 use crate::value::ops;
@@ -96,9 +97,10 @@ pub(super) fn call<'a>(
             if !kwargs.is_empty() {
                 return Err(err!(Type, "cycler() got an unexpected keyword argument"));
             }
-            let first = *args
-                .first()
-                .ok_or_else(|| err!(Runtime, "at least one item has to be provided"))?;
+            let first = *args.first().ok_or_else(|| {
+                err!(Runtime, "at least one item has to be provided")
+                    .with_class(ExceptionClass::RuntimeError)
+            })?;
             let ns = ctx.namespace();
             ns.set(CYCLER_ITEMS, Value::List(ctx.slice(args.iter().copied())));
             ns.set(CYCLER_POS, Value::Int(0));

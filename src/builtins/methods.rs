@@ -2,6 +2,7 @@
 //! methods of [`super::strmethods`]). Mutators exist, so that they shadow keys, but the
 //! immutable sandbox refuses to call them.
 
+use crate::error::ExceptionClass;
 use crate::error::{err, Error};
 use crate::value::ops;
 use crate::value::{Ctx, IterKind, VResult, Value};
@@ -31,7 +32,8 @@ pub(crate) fn call_method<'a>(
             Type,
             "'{}' object has no attribute '{name}'",
             recv.type_name()
-        ));
+        )
+        .with_class(ExceptionClass::AttributeError));
     }
     match (recv_kind(&recv), recv) {
         (Recv::Str, Value::Str(s)) => strmethods::call(ctx, s, name, args, kw),

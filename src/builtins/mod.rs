@@ -28,6 +28,8 @@ mod urlize;
 use crate::error::Error;
 use crate::value::{Ctx, Global, VResult, Value};
 
+pub(crate) use args::check_hashable;
+
 pub(crate) use crate::value::Kwargs;
 
 /// A filter: `value|name(args, kwargs)`.

@@ -4,6 +4,7 @@
 use num_bigint::BigInt;
 
 use crate::error::err;
+use crate::error::ExceptionClass;
 use crate::value::bigint::{self, MAX_STR_DIGITS};
 use crate::value::format::{as_float, as_int};
 use crate::value::ops;
@@ -200,7 +201,10 @@ pub(crate) fn round_filter<'a>(
     let method = match method {
         None => "common",
         Some(Value::Str(m @ ("common" | "ceil" | "floor"))) => m,
-        Some(_) => return Err(err!(Runtime, "method must be common, ceil or floor")),
+        Some(_) => {
+            return Err(err!(Runtime, "method must be common, ceil or floor")
+                .with_class(ExceptionClass::FilterArgumentError))
+        }
     };
     let p = precision.map_or(Ok(0), |p| int_arg(&p))?;
     let not_round = || {

@@ -2,6 +2,7 @@
 //! `join`, `sort`, `dictsort`, `unique`, `min`/`max`, `sum`, `reverse`, `batch`, `slice`,
 //! `groupby`. Where jinja2 returns a generator, so do these (`IterKind::Generator`, named by [`Gen`]).
 
+use crate::error::ExceptionClass;
 use crate::error::{err, Error, ErrorKind};
 use crate::value::ops::{self, BinOp, CmpOp};
 use crate::value::{Ctx, Gen, IterKind, VResult, Value};
@@ -163,7 +164,8 @@ fn slice<'a>(ctx: &Ctx<'a>, v: Value<'a>, n: Value<'a>, fill: Option<Value<'a>>)
     let seq = ops::iterate(ctx, v)?;
     let len = seq.len() as i64;
     if slices == 0 {
-        return Err(err!(Value, "integer division or modulo by zero"));
+        return Err(err!(Value, "integer division or modulo by zero")
+            .with_class(ExceptionClass::ZeroDivisionError));
     }
     ctx.check_items(
         usize::try_from(slices)
@@ -209,9 +211,10 @@ fn select<'a>(
             return Ok(ctx.iter(IterKind::Generator(Gen::SelectOrReject), &[]));
         }
         let (parts, rest) = if attr {
-            let (a, rest) = args
-                .split_first()
-                .ok_or_else(|| err!(Runtime, "Missing parameter for attribute name"))?;
+            let (a, rest) = args.split_first().ok_or_else(|| {
+                err!(Runtime, "Missing parameter for attribute name")
+                    .with_class(ExceptionClass::FilterArgumentError)
+            })?;
             (attr_parts(a), rest)
         } else {
             (Vec::new(), args)
@@ -265,7 +268,10 @@ fn map<'a>(ctx: &Ctx<'a>, v: Value<'a>, args: &[Value<'a>], kw: Kwargs<'_, 'a>) 
             match *k {
                 "attribute" => {}
                 "default" => default = Some(*x),
-                other => return Err(err!(Runtime, "Unexpected keyword argument '{other}'")),
+                other => {
+                    return Err(err!(Runtime, "Unexpected keyword argument '{other}'")
+                        .with_class(ExceptionClass::FilterArgumentError))
+                }
             }
         }
         let default = default.filter(|d| !matches!(d, Value::None));
@@ -274,9 +280,10 @@ fn map<'a>(ctx: &Ctx<'a>, v: Value<'a>, args: &[Value<'a>], kw: Kwargs<'_, 'a>) 
             out.push(get_path(ctx, *item, &parts, default)?);
         }
     } else {
-        let (name, fargs) = args
-            .split_first()
-            .ok_or_else(|| err!(Runtime, "map requires a filter argument"))?;
+        let (name, fargs) = args.split_first().ok_or_else(|| {
+            err!(Runtime, "map requires a filter argument")
+                .with_class(ExceptionClass::FilterArgumentError)
+        })?;
         let n = match name {
             Value::Str(n) => *n,
             _ => "",
@@ -341,17 +348,19 @@ fn dictsort<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>)
         Some(Value::Str("key")) => 0,
         Some(Value::Str("value")) => 1,
         Some(_) => {
-            return Err(err!(
-                Runtime,
-                "You can only sort by either \"key\" or \"value\""
-            ))
+            return Err(
+                err!(Runtime, "You can only sort by either \"key\" or \"value\"")
+                    .with_class(ExceptionClass::FilterArgumentError),
+            )
         }
     };
     if v.is_undefined() {
         return Err(ops::undefined_error(&v));
     }
-    let p = pairs(ctx, &v)
-        .ok_or_else(|| err!(Type, "'{}' object has no attribute 'items'", v.type_name()))?;
+    let p = pairs(ctx, &v).ok_or_else(|| {
+        err!(Type, "'{}' object has no attribute 'items'", v.type_name())
+            .with_class(ExceptionClass::AttributeError)
+    })?;
     let cs = cs.is_some_and(|c| c.is_true());
     let keys: Vec<Value<'a>> = p
         .iter()
@@ -455,7 +464,8 @@ fn reverse<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) 
             let rev = ctx.slice(items.iter().rev().copied());
             Ok(ctx.iter(IterKind::ListReverse, rev))
         }
-        _ => Err(err!(Runtime, "argument must be iterable")),
+        _ => Err(err!(Runtime, "argument must be iterable")
+            .with_class(ExceptionClass::FilterArgumentError)),
     }
 }
 
@@ -510,7 +520,7 @@ mod unit {
         with_ctx(|ctx| match lookup(name).unwrap()(ctx, v, a, k) {
             // A generator whose body failed: `!Kind` after it, the error iterating raises.
             Ok(Value::Iter(it)) => match it.failed {
-                Some((kind, _)) => format!("{:?}!{kind:?}", it.kind),
+                Some((kind, _, _)) => format!("{:?}!{kind:?}", it.kind),
                 None => {
                     let parts: Vec<String> = it.items.iter().map(show).collect();
                     format!("{:?}[{}]", it.kind, parts.join(","))
@@ -597,7 +607,7 @@ mod unit {
              -> String {
                 match lookup(name).unwrap()(ctx, v, a, k) {
                     Ok(Value::Iter(it)) => match it.failed {
-                        Some((kind, _)) => format!("!{kind:?}"),
+                        Some((kind, _, _)) => format!("!{kind:?}"),
                         None => it.items.iter().map(show_n).collect(),
                     },
                     Ok(Value::List(items)) => items.iter().map(show_n).collect(),

@@ -1,5 +1,6 @@
 //! Python `str` methods, indexing by code point as Python does.
 
+use crate::error::ExceptionClass;
 use crate::error::{err, Error};
 use crate::value::ops;
 use crate::value::{Ctx, VResult, Value};
@@ -317,7 +318,8 @@ pub(super) fn call<'a>(
             }
             Ok(ctx.str(&out))
         }
-        _ => Err(err!(Type, "'str' object has no attribute '{name}'")),
+        _ => Err(err!(Type, "'str' object has no attribute '{name}'")
+            .with_class(ExceptionClass::AttributeError)),
     }
 }
 

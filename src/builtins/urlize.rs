@@ -5,6 +5,7 @@
 //! environment's `urlize.rel` policy) plus any `rel` given and `nofollow`. Python's regular
 //! expressions are matched by hand here, with their Unicode `\w`, `\s` and `\d`.
 
+use crate::error::ExceptionClass;
 use crate::error::{err, Error};
 use crate::value::markup::escape_into;
 use crate::value::ops;
@@ -42,7 +43,8 @@ pub(super) fn urlize<'a>(
                     Type,
                     "'{}' object has no attribute 'split'",
                     other.type_name()
-                ))
+                )
+                .with_class(ExceptionClass::AttributeError))
             }
         },
         _ => Vec::new(),

@@ -10,7 +10,7 @@ use crate::compile::scope::{
     name_bit, same_name, stored_names, target_names, AVec, Name, NameMap, Scope,
 };
 use crate::compile::{Program, StrPool};
-use crate::error::{err, Error, ErrorKind, Limit};
+use crate::error::{err, Error, ErrorKind, ExceptionClass, Limit};
 use crate::syntax::ast::{Args, Cmp, Expr, ExprKind, Lit, MacroDef, Stmt, Target, UnOp};
 use crate::syntax::{IntLit, Span};
 use crate::value::ops::{BinOp, CmpOp};
@@ -508,9 +508,11 @@ impl<'s, 'a> Gen<'s, 'a> {
                 // jinja2 evaluates the template name, then asks the (missing) loader.
                 self.expr(template)?;
                 self.emit(Instr::Pop);
-                let i = self.owned_str("no loader for this environment specified".to_string());
-                self.mark(span);
-                self.emit(Instr::Fail(i));
+                self.fail(
+                    span,
+                    "no loader for this environment specified".to_string(),
+                    ExceptionClass::TypeError,
+                );
             }
             Stmt::Generation(body) => {
                 self.emit(Instr::GenStart);
@@ -826,16 +828,15 @@ impl<'s, 'a> Gen<'s, 'a> {
             let msg = format!(
                 "LoopContext.__call__() takes 2 positional arguments but {given} were given"
             );
-            let i = self.owned_str(msg);
-            self.mark(span);
-            self.emit(Instr::Fail(i));
+            self.fail(span, msg, ExceptionClass::TypeError);
             return Ok(true);
         };
         if !args.kw.is_empty() || args.star.is_some() || args.dstar.is_some() {
-            let i = self
-                .owned_str("LoopContext.__call__() got an unexpected keyword argument".to_string());
-            self.mark(span);
-            self.emit(Instr::Fail(i));
+            self.fail(
+                span,
+                "LoopContext.__call__() got an unexpected keyword argument".to_string(),
+                ExceptionClass::TypeError,
+            );
             return Ok(true);
         }
         self.load_name(REC_FUNC);
@@ -1130,7 +1131,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                             kw: argc.1,
                         });
                     }
-                    None => self.unknown(e.span, format!("No filter named '{name}'."))?,
+                    None => self.unknown(e.span, "filter", name)?,
                 }
             }
             ExprKind::Test {
@@ -1154,23 +1155,35 @@ impl<'s, 'a> Gen<'s, 'a> {
                             neg: negated,
                         });
                     }
-                    None => self.unknown(e.span, format!("No test named '{name}'."))?,
+                    None => self.unknown(e.span, "test", name)?,
                 }
             }
         }
         Ok(())
     }
 
-    /// A filter or test that does not exist: a compile error, or inside an `if` an error
-    /// when reached (as jinja2 does).
-    fn unknown(&mut self, span: Span, msg: String) -> GResult {
+    /// A filter or test (`what`) that does not exist: a compile error (jinja2's
+    /// `TemplateAssertionError`), or inside an `if` an error when reached (its
+    /// `TemplateRuntimeError`), with jinja2's message for each.
+    fn unknown(&mut self, span: Span, what: &str, name: &str) -> GResult {
         if self.soft == 0 {
-            return Err(self.error(span, Error::new(ErrorKind::Unknown, msg)));
+            let e = Error::new(ErrorKind::Unknown, format!("No {what} named '{name}'."))
+                .with_class(ExceptionClass::TemplateAssertionError);
+            return Err(self.error(span, e));
         }
+        self.fail(
+            span,
+            format!("No {what} named '{name}' found."),
+            ExceptionClass::TemplateRuntimeError,
+        );
+        Ok(())
+    }
+
+    /// Emits an instruction that fails with `msg`, raised as `class`, when reached.
+    fn fail(&mut self, span: Span, msg: String, class: ExceptionClass) {
         let i = self.owned_str(msg);
         self.mark(span);
-        self.emit(Instr::Fail(i));
-        Ok(())
+        self.emit(Instr::Fail(i, class));
     }
 
     /// Pushes the arguments; returns the positional count and the keyword-names index.
@@ -1273,7 +1286,22 @@ impl<'s, 'a> Gen<'s, 'a> {
         }
         match e.kind {
             ExprKind::Bin(o, a, b) if o == op && chain_len(e, op) < 250 => {
-                let n = self.op_chain(a, op)?;
+                let mut n = self.op_chain(a, op)?;
+                // Python adds `a + b` before it evaluates `c`: when `c` can fail, the sum so
+                // far is made first, so that a TypeError of `a + b` wins over `c`'s error, as
+                // in jinja2. (`~` cannot fail, and a literal or a name cannot either.)
+                if op == BinOp::Add
+                    && n >= 2
+                    && !matches!(b.kind, ExprKind::Lit(_) | ExprKind::Name(_))
+                {
+                    self.mark(a.span);
+                    self.emit(if n == 2 {
+                        Instr::Bin(BinOp::Add)
+                    } else {
+                        Instr::AddN(n)
+                    });
+                    n = 1;
+                }
                 self.expr(b)?;
                 Ok(n + 1)
             }

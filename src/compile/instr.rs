@@ -185,8 +185,9 @@ pub(crate) enum Instr {
     /// Like `SetAttr`, with the namespace on top of the value (a namespace attribute inside
     /// an unpacking target).
     SetAttrOnTop(u32),
-    /// Fail with message `strs[i]` (a filter or test that does not exist, reached).
-    Fail(u32),
+    /// Fail with message `strs[i]`, raised as the given class (a filter or test that does not
+    /// exist, reached; a call jinja2 refuses at run time).
+    Fail(u32, crate::error::ExceptionClass),
     /// Start of a `{% generation %}` block.
     GenStart,
     /// End of a `{% generation %}` block.

@@ -22,7 +22,7 @@ use std::cell::{Cell, RefCell};
 use bumpalo::Bump;
 
 use crate::clock::DateTime;
-use crate::error::{Error, ErrorKind, Limit};
+use crate::error::{Error, ErrorKind, ExceptionClass, Limit};
 
 /// A template value. 24 bytes, `Copy`; everything it points to lives at least as long as the
 /// render (`'a`): the caller's JSON, the compiled template's constants, or the render arena.
@@ -154,7 +154,7 @@ pub(crate) struct Seq<'a> {
     pub(crate) items: &'a [Value<'a>],
     /// For a generator whose body failed: the error it raises when iterated (jinja2 runs a
     /// generator filter's body only then, so `{{ 5|map('upper') }}` prints the generator).
-    pub(crate) failed: Option<(ErrorKind, &'a str)>,
+    pub(crate) failed: Option<(ErrorKind, ExceptionClass, &'a str)>,
 }
 
 impl<'a> Seq<'a> {
@@ -162,7 +162,7 @@ impl<'a> Seq<'a> {
     #[inline]
     pub(crate) fn values(&self) -> Result<&'a [Value<'a>], Error> {
         match self.failed {
-            Some((kind, message)) => Err(Error::new(kind, message)),
+            Some((kind, class, message)) => Err(Error::new(kind, message).with_class(class)),
             None => Ok(self.items),
         }
     }
@@ -402,7 +402,11 @@ impl<'a> Ctx<'a> {
         Value::Iter(self.arena.alloc(Seq {
             kind: IterKind::Generator(gen),
             items: &[],
-            failed: Some((e.kind(), self.arena.alloc_str(e.message()))),
+            failed: Some((
+                e.kind(),
+                e.exception_class(),
+                self.arena.alloc_str(e.message()),
+            )),
         }))
     }
 

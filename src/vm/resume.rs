@@ -123,7 +123,12 @@ enum Saved {
     Json(usize),
     Iter(IterKind, Vec<Saved>),
     /// A generator whose body failed: its function and error.
-    FailedGen(crate::value::Gen, crate::error::ErrorKind, String),
+    FailedGen(
+        crate::value::Gen,
+        crate::error::ErrorKind,
+        crate::error::ExceptionClass,
+        String,
+    ),
     Ns(usize),
     Macro(u32, u32, Option<Box<str>>),
     Method(Box<Saved>, String),
@@ -187,9 +192,9 @@ impl<'a> Saver<'_, 'a> {
             Value::Json(j) => self.save_json(j),
             Value::Iter(crate::value::Seq {
                 kind: IterKind::Generator(gen),
-                failed: Some((kind, message)),
+                failed: Some((kind, class, message)),
                 ..
-            }) => Saved::FailedGen(*gen, *kind, message.to_string()),
+            }) => Saved::FailedGen(*gen, *kind, *class, message.to_string()),
             Value::Iter(s) => Saved::Iter(s.kind, self.save_all(s.items, d)?),
             Value::Ns(ns) => {
                 let p: *const crate::value::Namespace<'a> = ns;
@@ -390,9 +395,10 @@ impl<'a> Loader<'_, 'a> {
             }
             Saved::Json(i) => self.cp.json.get(*i).map_or(Value::None, Value::from_json),
             Saved::Iter(kind, items) => ctx.iter(*kind, self.load_all(items)),
-            Saved::FailedGen(gen, kind, message) => {
-                ctx.failed_generator(*gen, &crate::error::Error::new(*kind, message.as_str()))
-            }
+            Saved::FailedGen(gen, kind, class, message) => ctx.failed_generator(
+                *gen,
+                &crate::error::Error::new(*kind, message.as_str()).with_class(*class),
+            ),
             Saved::Ns(i) => self
                 .namespaces
                 .get(*i)

@@ -590,6 +590,8 @@ impl<'a, 'o> Vm<'a, 'o> {
                         bumpalo::collections::Vec::with_capacity_in(n as usize, ctx.arena);
                     for kv in self.stack[at..].chunks_exact(2) {
                         let (k, v) = (kv[0], kv[1]);
+                        // `{[1]: 2}` is Python's TypeError, as in jinja2.
+                        crate::builtins::check_hashable(&k)?;
                         match pairs.iter_mut().find(|(pk, _)| ops::eq(pk, &k)) {
                             Some(p) => p.1 = v,
                             None => pairs.push((k, v)),
@@ -813,11 +815,14 @@ impl<'a, 'o> Vm<'a, 'o> {
                         }
                     }
                 }
-                Instr::Fail(i) => {
-                    return Err(Error::new(
-                        ErrorKind::Unknown,
-                        prog.strs[i as usize].to_string(),
-                    ));
+                Instr::Fail(i, class) => {
+                    // A filter or test that does not exist, or a call jinja2 refuses.
+                    let kind = match class {
+                        crate::error::ExceptionClass::TypeError => ErrorKind::Type,
+                        _ => ErrorKind::Unknown,
+                    };
+                    let msg = prog.strs[i as usize].to_string();
+                    return Err(Error::new(kind, msg).with_class(class));
                 }
                 Instr::GenStart => self.gen_open.push(self.out.len()),
                 Instr::GenEnd => {

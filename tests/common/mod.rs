@@ -37,6 +37,8 @@ pub enum Outcome {
         message: String,
         /// The message alone, without location.
         detail: String,
+        /// The exception class transformers raises for it (`Error::exception_class`).
+        class: &'static str,
     },
     /// The library panicked (never acceptable).
     Panic(String),
@@ -58,6 +60,7 @@ pub fn render(source: &str, input: Input<'_>, now: &str) -> Outcome {
             kind: format!("{:?}", e.kind()),
             message: e.to_string(),
             detail: e.message().to_string(),
+            class: e.exception_class().name(),
         },
         Err(payload) => Outcome::Panic(
             payload

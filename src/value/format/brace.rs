@@ -1,6 +1,7 @@
 //! Python's `str.format(*args, **kwargs)`: replacement fields, their conversions and their
 //! format specs.
 
+use crate::error::ExceptionClass;
 use crate::error::{err, Error};
 use crate::value::fmt::{write_repr, write_str};
 use crate::value::ops;
@@ -152,7 +153,9 @@ fn field_value<'a>(
             .iter()
             .find(|(k, _)| *k == first)
             .map(|p| p.1)
-            .ok_or_else(|| err!(Value, "KeyError: '{first}'"))?
+            .ok_or_else(|| {
+                err!(Value, "KeyError: '{first}'").with_class(ExceptionClass::KeyError)
+            })?
     };
     let mut unsafe_attr: Option<(&str, &str)> = None;
     while !tail.is_empty() {
@@ -208,6 +211,7 @@ fn index_arg<'a>(args: &[Value<'a>], n: usize) -> Result<Value<'a>, Error> {
             Value,
             "Replacement index {n} out of range for positional args tuple"
         )
+        .with_class(ExceptionClass::IndexError)
     })
 }
 

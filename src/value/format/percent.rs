@@ -1,5 +1,6 @@
 //! Python's printf-style formatting: `fmt % args`.
 
+use crate::error::ExceptionClass;
 use crate::error::{err, Error};
 use crate::value::bigint;
 use crate::value::fmt::{write_repr, write_str};
@@ -72,10 +73,9 @@ pub(crate) fn percent<'a>(
             let hit = m
                 .iter()
                 .find(|(k, _)| matches!(k, Value::Str(s) if *s == key));
-            arg = Some(
-                hit.map(|p| p.1)
-                    .ok_or_else(|| err!(Value, "KeyError: '{key}'"))?,
-            );
+            arg = Some(hit.map(|p| p.1).ok_or_else(|| {
+                err!(Value, "KeyError: '{key}'").with_class(ExceptionClass::KeyError)
+            })?);
             used_key = true;
             i = j + 1;
         }

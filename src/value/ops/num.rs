@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 
 use num_bigint::{BigInt, Sign};
 
+use crate::error::ExceptionClass;
 use crate::error::{err, Error};
 use crate::value::bigint::{self, Big};
 use crate::value::{Ctx, VResult, Value};
@@ -254,14 +255,15 @@ pub(super) fn small_binop<'a>(ctx: &Ctx<'a>, op: BinOp, x: i128, y: i128) -> Opt
         BinOp::Mul => Ok(ctx.int(x.checked_mul(y)?)),
         BinOp::Div => {
             if y == 0 {
-                Err(err!(Value, "division by zero"))
+                Err(err!(Value, "division by zero").with_class(ExceptionClass::ZeroDivisionError))
             } else {
                 Ok(Value::Float(int_true_div(x, y)))
             }
         }
         BinOp::FloorDiv => {
             if y == 0 {
-                return Some(Err(err!(Value, "integer division or modulo by zero")));
+                return Some(Err(err!(Value, "integer division or modulo by zero")
+                    .with_class(ExceptionClass::ZeroDivisionError)));
             }
             let q = x.checked_div(y)?;
             let floored = if (x % y != 0) && ((x < 0) != (y < 0)) {
@@ -273,7 +275,8 @@ pub(super) fn small_binop<'a>(ctx: &Ctx<'a>, op: BinOp, x: i128, y: i128) -> Opt
         }
         BinOp::Mod => {
             if y == 0 {
-                return Some(Err(err!(Value, "integer modulo by zero")));
+                return Some(Err(err!(Value, "integer modulo by zero")
+                    .with_class(ExceptionClass::ZeroDivisionError)));
             }
             let r = x.checked_rem(y).unwrap_or(0);
             Ok(ctx.int(if r != 0 && ((r < 0) != (y < 0)) {
@@ -314,19 +317,23 @@ pub(super) fn big_binop<'a>(ctx: &Ctx<'a>, op: BinOp, x: BigInt, y: BigInt) -> V
         }
         BinOp::Div => {
             if zero(&y) {
-                return Err(err!(Value, "division by zero"));
+                return Err(
+                    err!(Value, "division by zero").with_class(ExceptionClass::ZeroDivisionError)
+                );
             }
             Ok(Value::Float(bigint::true_div(&x, &y)?))
         }
         BinOp::FloorDiv => {
             if zero(&y) {
-                return Err(err!(Value, "integer division or modulo by zero"));
+                return Err(err!(Value, "integer division or modulo by zero")
+                    .with_class(ExceptionClass::ZeroDivisionError));
             }
             ctx.big(bigint::floor_divmod(&x, &y).0)
         }
         BinOp::Mod => {
             if zero(&y) {
-                return Err(err!(Value, "integer modulo by zero"));
+                return Err(err!(Value, "integer modulo by zero")
+                    .with_class(ExceptionClass::ZeroDivisionError));
             }
             ctx.big(bigint::floor_divmod(&x, &y).1)
         }
@@ -379,13 +386,15 @@ pub(super) fn num_binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Num<'a>, b: Num<'a>) ->
         BinOp::Mul => x * y,
         BinOp::Div => {
             if y == 0.0 {
-                return Err(err!(Value, "float division by zero"));
+                return Err(err!(Value, "float division by zero")
+                    .with_class(ExceptionClass::ZeroDivisionError));
             }
             x / y
         }
         BinOp::FloorDiv => {
             if y == 0.0 {
-                return Err(err!(Value, "float floor division by zero"));
+                return Err(err!(Value, "float floor division by zero")
+                    .with_class(ExceptionClass::ZeroDivisionError));
             }
             float_divmod(x, y).0
         }
