@@ -1,22 +1,38 @@
 """The exceptions chatcodec raises for template errors.
 
-`TemplateError` subclasses `jinja2.TemplateError` when jinja2 is importable, so code written
-for transformers' renderer (`except jinja2.TemplateError:`) keeps working; the errors Python
-itself would raise inside a template also subclass `TypeError`, `ValueError` or
-`OverflowError`, as jinja2 lets those through.
+Each failure is raised as the exception transformers' renderer raises for it, so code written
+for transformers (`except jinja2.TemplateError:`, `except jinja2.UndefinedError:`,
+`except TypeError:`, ...) catches the same failures:
+
+- every class subclasses `TemplateError`, itself a `jinja2.TemplateError` when jinja2 is
+  importable;
+- the jinja2 failures subclass jinja2's own class: `TemplateSyntaxError`,
+  `TemplateAssertionError` (a filter or test that does not exist, outside any `if`),
+  `TemplateRuntimeError`, `UndefinedError`, `SecurityError`, `FilterArgumentError`;
+- the errors Python itself raises inside a template, which jinja2 lets through, subclass that
+  Python class: `TypeError`, `ValueError`, `AttributeError`, `ZeroDivisionError`,
+  `IndexError`, `KeyError`, `OverflowError`, `RuntimeError`, and `RecursionError` /
+  `MemoryError` for the depth and size limits (where jinja2 exhausts Python's).
+
+The fuel and template-size limits, which jinja2 does not have, raise `TemplateError`.
 """
 
 try:  # pragma: no cover - depends on the environment
-    from jinja2 import TemplateError as _Base
+    import jinja2.exceptions as _j
 except ImportError:  # pragma: no cover
-    _Base = Exception
+    _j = None
 
 
-class TemplateError(_Base):
+def _jinja(name):
+    """jinja2's exception class `name` as a base tuple, or no base without jinja2."""
+    return (getattr(_j, name),) if _j is not None else ()
+
+
+class TemplateError(*(_jinja("TemplateError") or (Exception,))):
     """A chat template failed to compile or to render (the message says where)."""
 
     def __init__(self, message=None):
-        super().__init__(message)
+        Exception.__init__(self, message)
 
     @property
     def message(self):
@@ -26,16 +42,39 @@ class TemplateError(_Base):
         return str(self.message) if self.message is not None else ""
 
 
-class TemplateSyntaxError(TemplateError):
-    """The template source does not parse."""
+class TemplateSyntaxError(TemplateError, *_jinja("TemplateSyntaxError")):
+    """The template source does not parse (jinja2's `TemplateSyntaxError`); `lineno` is its
+    line."""
+
+    def __init__(self, message=None, lineno=0):
+        TemplateError.__init__(self, message)
+        self.lineno = lineno
+        self.name = None
+        self.filename = None
+        self.source = None
+        self.translated = True
 
 
-class TemplateUndefinedError(TemplateError):
-    """An undefined value was used where that is an error."""
+class TemplateAssertionError(TemplateSyntaxError, *_jinja("TemplateAssertionError")):
+    """A filter or test that does not exist, used outside any `if` (jinja2's
+    `TemplateAssertionError`, found when compiling)."""
 
 
-class TemplateSecurityError(TemplateError):
-    """The sandbox refused an operation."""
+class TemplateRuntimeError(TemplateError, *_jinja("TemplateRuntimeError")):
+    """A runtime error of the template (jinja2's `TemplateRuntimeError`): e.g. a filter or
+    test that does not exist, reached inside an `if`."""
+
+
+class TemplateUndefinedError(TemplateRuntimeError, *_jinja("UndefinedError")):
+    """An undefined value was used where that is an error (jinja2's `UndefinedError`)."""
+
+
+class TemplateSecurityError(TemplateRuntimeError, *_jinja("SecurityError")):
+    """The sandbox refused an operation (jinja2's `SecurityError`)."""
+
+
+class TemplateFilterArgumentError(TemplateRuntimeError, *_jinja("FilterArgumentError")):
+    """A filter's argument is outside its domain (jinja2's `FilterArgumentError`)."""
 
 
 class TemplateTypeError(TemplateError, TypeError):
@@ -46,5 +85,57 @@ class TemplateValueError(TemplateError, ValueError):
     """A value was out of range or malformed (Python's ValueError)."""
 
 
+class TemplateAttributeError(TemplateError, AttributeError):
+    """A filter called a method the value does not have (Python's AttributeError)."""
+
+
+class TemplateZeroDivisionError(TemplateError, ZeroDivisionError):
+    """Division or modulo by zero (Python's ZeroDivisionError)."""
+
+
+class TemplateIndexError(TemplateError, IndexError):
+    """A positional `format` argument that is missing (Python's IndexError)."""
+
+
+class TemplateKeyError(TemplateError, KeyError):
+    """A named `format` argument that is missing (Python's KeyError)."""
+
+
 class TemplateOverflowError(TemplateError, OverflowError):
     """A number was too large (Python's OverflowError)."""
+
+
+class TemplatePyRuntimeError(TemplateError, RuntimeError):
+    """Python's RuntimeError inside a template (`cycler()` with no items)."""
+
+
+class TemplateRecursionError(TemplateError, RecursionError):
+    """Macro calls or source nesting deeper than the limit (Python's RecursionError, which
+    jinja2 raises there)."""
+
+
+class TemplateMemoryError(TemplateError, MemoryError):
+    """A value or an output larger than the limit (Python's MemoryError, which jinja2 raises
+    there)."""
+
+
+# The class for each `chatcodec::ExceptionClass` name the renderer reports.
+BY_CLASS = {
+    "TemplateError": TemplateError,
+    "TemplateSyntaxError": TemplateSyntaxError,
+    "TemplateAssertionError": TemplateAssertionError,
+    "TemplateRuntimeError": TemplateRuntimeError,
+    "UndefinedError": TemplateUndefinedError,
+    "SecurityError": TemplateSecurityError,
+    "FilterArgumentError": TemplateFilterArgumentError,
+    "TypeError": TemplateTypeError,
+    "ValueError": TemplateValueError,
+    "AttributeError": TemplateAttributeError,
+    "ZeroDivisionError": TemplateZeroDivisionError,
+    "IndexError": TemplateIndexError,
+    "KeyError": TemplateKeyError,
+    "OverflowError": TemplateOverflowError,
+    "RuntimeError": TemplatePyRuntimeError,
+    "RecursionError": TemplateRecursionError,
+    "MemoryError": TemplateMemoryError,
+}

@@ -4,7 +4,7 @@
 //! re-exported by `python/chatcodec/__init__.py`.
 
 use chatcodec::chat::{self, BuiltRequest, Data, Val};
-use chatcodec::{Error, ErrorKind};
+use chatcodec::{Error, ErrorKind, ExceptionClass};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -19,30 +19,30 @@ mod template;
 
 use convert::{Converter, Keep};
 
-/// The Python exception for an engine error: the classes of `chatcodec._errors`, which
-/// subclass `jinja2.TemplateError` when jinja2 is importable (and `TypeError`, `ValueError`,
-/// `OverflowError` for those kinds).
+/// The Python exception for an engine error: the class of `chatcodec._errors` for its
+/// [`ExceptionClass`], which subclasses the jinja2 or Python exception transformers' renderer
+/// raises for the same failure (and `jinja2.TemplateError` when jinja2 is importable).
 pub(crate) fn to_pyerr(py: Python<'_>, e: &Error) -> PyErr {
-    let class = match e.kind() {
-        ErrorKind::Syntax => "TemplateSyntaxError",
-        ErrorKind::Type | ErrorKind::Input => "TemplateTypeError",
-        ErrorKind::Value => "TemplateValueError",
-        ErrorKind::Overflow => "TemplateOverflowError",
-        ErrorKind::Security => "TemplateSecurityError",
-        ErrorKind::Undefined => "TemplateUndefinedError",
-        _ => "TemplateError",
-    };
+    // The class transformers' renderer raises for the same failure (`_errors.BY_CLASS`).
+    let class = e.exception_class();
     // A raised message is the template's own text, verbatim, as jinja2 gives it.
     let message = if e.kind() == ErrorKind::Raised {
         e.message().to_string()
     } else {
         e.to_string()
     };
-    match py
+    let line = e.location().map_or(0, |(line, _)| line);
+    let made = py
         .import("chatcodec._errors")
-        .and_then(|m| m.getattr(class))
-        .and_then(|c| c.call1((message.clone(),)))
-    {
+        .and_then(|m| m.getattr("BY_CLASS"))
+        .and_then(|by| by.get_item(class.name()))
+        .and_then(|c| match class {
+            ExceptionClass::TemplateSyntaxError | ExceptionClass::TemplateAssertionError => {
+                c.call1((message.clone(), line))
+            }
+            _ => c.call1((message.clone(),)),
+        });
+    match made {
         Ok(exc) => PyErr::from_value(exc),
         Err(_) => PyValueError::new_err(message),
     }

@@ -61,8 +61,9 @@ plain data, any other object as the placeholder `\"<TypeName>\"`. A structure th
 itself raises `ValueError` naming the path (e.g. `conversations[0][2][\"content\"]`).
 
 Compiled templates are cached by source (the 64 most recently used). Template errors
-raise `TemplateError` (a `jinja2.TemplateError` when jinja2 is importable); argument
-errors raise `TypeError`/`ValueError` as transformers does. The GIL is released while
+raise a `TemplateError` subclass that is also the exception transformers raises there
+(`jinja2.UndefinedError`, `TypeError`, `ZeroDivisionError`, ...; see `chatcodec._errors`);
+argument errors raise `TypeError`/`ValueError` as transformers does. The GIL is released while
 rendering a request of 4 kB of text or more.";
 
 /// Adds `render_jinja_template` to the module.
