@@ -390,14 +390,31 @@ fn build_messages<'a>(
             }
             (Value::Dict(ctx.arena.alloc_slice_copy(&pairs)), text)
         }
-        list @ (Value::Json(serde_json::Value::Array(_)) | Value::List(_)) => {
+        list @ (Value::Json(serde_json::Value::Array(_)) | Value::List(_) | Value::Tuple(_)) => {
             let blocks = crate::value::ops::iterate(ctx, list)?;
-            let Some(pos) = blocks.iter().rposition(|b| get_field(*b, "text").is_some()) else {
+            // The last block with Python's `"text" in block`: a key of a dict, but also a
+            // substring of a string or an item of a list (then indexing it by "text" fails),
+            // and a TypeError for a number or None.
+            let mut found = None;
+            for (i, b) in blocks.iter().enumerate().rev() {
+                if crate::value::ops::contains(ctx, *b, Value::Str("text"))? {
+                    found = Some(i);
+                    break;
+                }
+            }
+            let Some(pos) = found else {
                 return Err(err!(
                     Value,
                     "continue_final_message is set but we could not find any text to continue in the final message!"
                 ));
             };
+            if get_field(blocks[pos], "text").is_none() {
+                let kind = match blocks[pos] {
+                    Value::Str(_) => "string",
+                    b => b.type_name(),
+                };
+                return Err(err!(Type, "{kind} indices must be integers, not 'str'"));
+            }
             let mut new_blocks = blocks.to_vec();
             let mut pairs = dict_pairs(ctx, blocks[pos]).to_vec();
             let mut text = String::new();
@@ -412,7 +429,11 @@ fn build_messages<'a>(
                 p.1 = ctx.str(&format!("{s}{CONTINUE_TAG}"));
             }
             new_blocks[pos] = Value::Dict(ctx.arena.alloc_slice_copy(&pairs));
-            let new_list = Value::List(ctx.slice(new_blocks));
+            // A tuple of blocks stays a tuple (transformers edits the block in place).
+            let new_list = match list {
+                Value::Tuple(_) => Value::Tuple(ctx.slice(new_blocks)),
+                _ => Value::List(ctx.slice(new_blocks)),
+            };
             let mut msg = dict_pairs(ctx, last_value).to_vec();
             for p in msg.iter_mut() {
                 if matches!(p.0, Value::Str(k) if k == field) {
