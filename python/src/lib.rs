@@ -23,7 +23,20 @@ use convert::{Converter, Keep};
 /// subclass `jinja2.TemplateError` when jinja2 is importable (and `TypeError`, `ValueError`,
 /// `OverflowError` for those kinds).
 pub(crate) fn to_pyerr(py: Python<'_>, e: &Error) -> PyErr {
+    py_error(py, e, false)
+}
+
+/// [`to_pyerr`] for an error compiling a template: an unknown filter or test outside any
+/// condition is jinja2's `TemplateAssertionError` there, a `TemplateSyntaxError` (in a
+/// condition it fails only when reached, a plain `TemplateError` as jinja2's
+/// `TemplateRuntimeError`).
+pub(crate) fn compile_pyerr(py: Python<'_>, e: &Error) -> PyErr {
+    py_error(py, e, true)
+}
+
+fn py_error(py: Python<'_>, e: &Error, compiling: bool) -> PyErr {
     let class = match e.kind() {
+        ErrorKind::Unknown if compiling => "TemplateSyntaxError",
         ErrorKind::Syntax => "TemplateSyntaxError",
         ErrorKind::Type | ErrorKind::Input => "TemplateTypeError",
         ErrorKind::Value => "TemplateValueError",
@@ -203,6 +216,7 @@ pub(crate) fn built_request<'a, 'py>(
         },
         continue_final_message: continue_final_message.map(|c| conv.text(c)),
         kwargs: kwargs_vals(conv, kwargs)?,
+        assistant_mask: false,
     })
 }
 

@@ -233,7 +233,7 @@ fn render<'py>(py: Python<'py>, args: &Args<'py>) -> PyResult<Bound<'py, PyAny>>
             )));
         }
     };
-    let template = crate::cache::compiled(source)?.map_err(|e| to_pyerr(py, &e))?;
+    let template = crate::cache::compiled(source)?.map_err(|e| crate::compile_pyerr(py, &e))?;
     let mask = match return_assistant_tokens_mask {
         Some(m) => m.is_truthy()?,
         None => false,
@@ -276,7 +276,7 @@ fn render<'py>(py: Python<'py>, args: &Args<'py>) -> PyResult<Bound<'py, PyAny>>
                 format!("conversations[{i}]")
             })?);
         }
-        let request = built_request(
+        let mut request = built_request(
             &mut conv,
             Val::none(),
             tools.as_ref(),
@@ -285,6 +285,7 @@ fn render<'py>(py: Python<'py>, args: &Args<'py>) -> PyResult<Bound<'py, PyAny>>
             continue_final_message.as_deref(),
             &args.kwargs,
         )?;
+        request.assistant_mask = mask;
         let job = OnThisThread((b, request, chats));
         let render = move || {
             let (b, mut request, chats) = job.into_inner();

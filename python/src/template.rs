@@ -48,8 +48,8 @@ impl ChatTemplate {
                 tokens.insert(k.extract::<String>()?, to_json(&v, 0)?);
             }
         }
-        let plain =
-            chat::ChatTemplate::new("default", source, tokens).map_err(|e| to_pyerr(py, &e))?;
+        let plain = chat::ChatTemplate::new("default", source, tokens)
+            .map_err(|e| crate::compile_pyerr(py, &e))?;
         Ok(ChatTemplate {
             plain,
             with_tools: None,
@@ -81,7 +81,7 @@ impl ChatTemplate {
             };
             Ok::<_, Error>(ChatTemplate { plain, with_tools })
         });
-        loaded.map_err(|e| to_pyerr(py, &e))
+        loaded.map_err(|e| crate::compile_pyerr(py, &e))
     }
 
     /// The template's name (`default`, `tool_use`, ...).

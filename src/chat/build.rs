@@ -193,6 +193,9 @@ pub struct BuiltRequest<'a> {
     pub continue_final_message: Option<&'a str>,
     /// Every other keyword argument, in order.
     pub kwargs: Vec<(&'a str, Val<'a>)>,
+    /// Rendered for `return_assistant_tokens_mask`: transformers then renders through a
+    /// function with a `compiled_template` parameter, which a kwarg of that name collides with.
+    pub assistant_mask: bool,
 }
 
 impl<'a> Default for BuiltRequest<'a> {
@@ -204,6 +207,7 @@ impl<'a> Default for BuiltRequest<'a> {
             add_generation_prompt: Val(Value::Bool(false)),
             continue_final_message: None,
             kwargs: Vec::new(),
+            assistant_mask: false,
         }
     }
 }
@@ -308,6 +312,7 @@ impl<'a, 's> Builder<'a, 's> {
             add_generation_prompt: self.data(&req.add_generation_prompt)?,
             continue_final_message: req.continue_final_message.as_deref(),
             kwargs,
+            assistant_mask: false,
         })
     }
 

@@ -259,6 +259,12 @@ pub(crate) fn render_built<'a>(
         extra.drop_none,
         &prog.source,
     )?;
+    if let Some(name) = colliding_kwarg(req) {
+        return Err(err!(
+            Type,
+            "render() got multiple values for keyword argument '{name}'"
+        ));
+    }
     let globals = crate::vm::resolve_globals(prog, &ctx, |name| match name {
         "messages" => Some(msgs),
         "tools" => Some(req.tools.0),
@@ -278,6 +284,16 @@ pub(crate) fn render_built<'a>(
     });
     let spans = crate::vm::run(prog, &ctx, globals, out, limits)?;
     cut_spans(out, start, final_text, spans)
+}
+
+/// A kwarg that transformers would pass twice: it renders with `template.render(messages=...,
+/// **kwargs)` (or, for the mask, `_render_with_assistant_indices(compiled_template,
+/// messages=..., **kwargs)` and then `template.generate(...)`), so `messages`, `self` and,
+/// with the mask, `compiled_template` raise a TypeError once a conversation is checked.
+fn colliding_kwarg<'r>(req: &'r BuiltRequest<'_>) -> Option<&'r str> {
+    req.kwargs.iter().map(|(k, _)| *k).find(|k| {
+        matches!(*k, "messages" | "self") || (req.assistant_mask && *k == "compiled_template")
+    })
 }
 
 /// With `continue_final_message`, cuts the prompt (from `start` in `out`) after the final

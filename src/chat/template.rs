@@ -173,6 +173,24 @@ impl ChatTemplate {
             request.add_generation_prompt.is_true(),
             mask,
         )?;
+        // `apply_chat_template` calls `render_jinja_template(conversations=..., **kwargs)`.
+        if request.kwargs.iter().any(|(k, _)| *k == "conversations") {
+            return Err(err!(
+                Type,
+                "render_jinja_template() got multiple values for keyword argument 'conversations'"
+            ));
+        }
+        let masked;
+        let request = if mask && !request.assistant_mask {
+            masked = BuiltRequest {
+                kwargs: request.kwargs.clone(),
+                assistant_mask: true,
+                ..*request
+            };
+            &masked
+        } else {
+            request
+        };
         let extra = Extra {
             kwargs: Some(&self.special_tokens),
             drop_none: true,
