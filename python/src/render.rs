@@ -28,8 +28,8 @@ use smallvec::SmallVec;
 
 use crate::convert::{self, Converter, Keep};
 use crate::{
-    built_request, char_spans, check_documents, continue_field, give_out, messages, take_out,
-    to_pyerr, tool_schemas, KwArgs, OnThisThread,
+    built_request, check_documents, continue_field, give_out, messages, take_out, to_pyerr,
+    tool_schemas, KwArgs, OnThisThread,
 };
 
 /// The parameters before `**kwargs`, in positional order.
@@ -296,11 +296,8 @@ fn render<'py>(py: Python<'py>, args: &Args<'py>) -> PyResult<Bound<'py, PyAny>>
                 request.messages = chat;
                 let start = buf.len();
                 let spans = b.render(t, &request, &mut buf)?;
-                let spans = if mask {
-                    char_spans(&buf[start..], &spans)
-                } else {
-                    Vec::new()
-                };
+                // Code point indices already (the request is built for the mask).
+                let spans = if mask { spans } else { Vec::new() };
                 parts.push((start, buf.len(), spans));
             }
             Ok::<_, Error>((buf, parts))

@@ -15,9 +15,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 
 use crate::convert::{Converter, Keep};
 use crate::pyjson::{data_json, to_json, to_py};
-use crate::{
-    char_spans, check_documents, continue_field, give_out, take_out, to_pyerr, OnThisThread,
-};
+use crate::{check_documents, continue_field, give_out, take_out, to_pyerr, OnThisThread};
 
 /// A chat template compiled once, with the special tokens it is rendered with.
 ///
@@ -159,7 +157,7 @@ impl ChatTemplate {
         let keep = Keep::new();
         let rendered = chat::with_builder(|b| {
             let mut conv = Converter::new(b, &keep);
-            let request = self.request(
+            let mut request = self.request(
                 &mut conv,
                 messages,
                 tools,
@@ -168,6 +166,8 @@ impl ChatTemplate {
                 continue_final_message,
                 kwargs,
             )?;
+            // Spans as transformers' code point indices.
+            request.assistant_mask = mask;
             let t = self.pick(&request);
             if let Some(on) = polyfills {
                 if mask {
@@ -186,7 +186,6 @@ impl ChatTemplate {
                 let (b, request) = job.into_inner();
                 let mut text = take_out();
                 let spans = t.apply_built(b, &request, mask, &mut text)?;
-                let spans = char_spans(&text, &spans);
                 Ok::<_, Error>((text, spans))
             };
             keep.render(py, render).map_err(|e| to_pyerr(py, &e))

@@ -397,11 +397,22 @@ GEN_TEMPLATES = {
 # output handed out so far, not from where its text ends up.
 GEN_BUFFERED = {
     "in a macro": "{% macro turn(m) %}{% generation %}{{ m.content }}{% endgeneration %}{% endmacro %}{% for m in messages %}[{{ turn(m) }}]{% endfor %}",
+    "macro in an expression": "{% macro turn(m) %}{% generation %}{{ m.content }}{% endgeneration %}{% endmacro %}{% for m in messages %}{{ '<' ~ m.role ~ '>' ~ turn(m) }}{% endfor %}",
+    "macro called twice": "{% macro turn(m) %}({% generation %}{{ m.content }}{% endgeneration %}){% endmacro %}{% for m in messages %}{% set t = turn(m) %}{{ t }}{{ t | length }}{{ turn(m) }}{% endfor %}",
+    "nested blocks": "{% for m in messages %}{% generation %}<{% generation %}{{ m.content }}{% endgeneration %}>{% endgeneration %}{% endfor %}",
+    "in a set block": "{% for m in messages %}{% set body %}{% generation %}{{ m.content }}{% endgeneration %}{% endset %}<{{ m.role }}>{{ body }}{% endfor %}",
+    "in a filter block": "{% for m in messages %}<{{ m.role }}>{% filter upper %}{% generation %}{{ m.content }}{% endgeneration %}{% endfilter %}{% endfor %}",
+    "in a call block": "{% macro wrap() %}({{ caller() }}){% endmacro %}{% for m in messages %}{{ m.role }}{% call wrap() %}{% generation %}{{ m.content }}{% endgeneration %}{% endcall %}{% endfor %}",
+    "in a recursive loop": "{% for m in messages recursive %}é{% generation %}{{ m.content }}{% endgeneration %}{% endfor %}",
+    "in a with block": "{% for m in messages %}é{% with c = m.content %}{% generation %}{{ c }}{% endgeneration %}{% endwith %}{% endfor %}",
+    "after a discarded macro": "{% macro noise() %}{% generation %}x{% endgeneration %}ü{% endmacro %}{% for m in messages %}{% set _ = noise() %}{{ m.role }}{% generation %}{{ m.content }}{% endgeneration %}{% endfor %}",
 }
 for tpl_name, tpl in {**GEN_TEMPLATES, **GEN_BUFFERED}.items():
     add("generation", f"{tpl_name}/mask", tpl, [GEN_CONV], return_assistant_tokens_mask=True, add_generation_prompt=True)
     add("generation", f"{tpl_name}/no mask", tpl, [GEN_CONV], add_generation_prompt=True)
     add("generation", f"{tpl_name}/batched mask", tpl, [GEN_CONV, [U], []], return_assistant_tokens_mask=True)
+add("generation", "buffered block, continued", GEN_BUFFERED["in a set block"], [CONT_CONVS["non-ASCII"]], return_assistant_tokens_mask=True, continue_final_message=True)
+add("generation", "nested blocks, continued", GEN_BUFFERED["nested blocks"], [CONT_CONVS["non-ASCII"]], return_assistant_tokens_mask=True, continue_final_message=True)
 add("generation", "mask without generation block", SHOW, [[U, A]], return_assistant_tokens_mask=True)
 add("generation", "astral characters before the block", "{% for m in messages %}{{ m.role }}😀{% generation %}{{ m.content }}{% endgeneration %}{% endfor %}", [[{"role": "user", "content": "𝄞𝄞"}, {"role": "assistant", "content": "é😀"}]], return_assistant_tokens_mask=True)
 add("generation", "mask truthy non-bool", VERBATIM, [[U, A]], return_assistant_tokens_mask=1)
@@ -706,3 +717,4 @@ def test_apply_chat_template_matches_transformers(tokenizer_folders, name):
                 problems.append(f"{case_name}: ChatTemplate.apply {direct!r:.400} / transformers {want!r:.400}")
     assert ok >= 15, ok
     assert not problems, "\n".join(problems)
+

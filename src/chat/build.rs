@@ -193,8 +193,10 @@ pub struct BuiltRequest<'a> {
     pub continue_final_message: Option<&'a str>,
     /// Every other keyword argument, in order.
     pub kwargs: Vec<(&'a str, Val<'a>)>,
-    /// Rendered for `return_assistant_tokens_mask`: transformers then renders through a
-    /// function with a `compiled_template` parameter, which a kwarg of that name collides with.
+    /// Rendered for `return_assistant_tokens_mask`: the spans are then transformers'
+    /// `generation_indices`, in code points (Python string indices) rather than bytes; and
+    /// transformers renders through a function with a `compiled_template` parameter, which a
+    /// kwarg of that name collides with.
     pub assistant_mask: bool,
 }
 
@@ -318,7 +320,8 @@ impl<'a, 's> Builder<'a, 's> {
 
     /// Renders `request` the way transformers' `render_jinja_template` does (as
     /// [`super::render_data_spans`]); appends the prompt to `out` and returns the
-    /// `{% generation %}` byte ranges.
+    /// `{% generation %}` spans: byte ranges, or with [`BuiltRequest::assistant_mask`]
+    /// transformers' code point indices.
     pub fn render(
         &self,
         template: &'a Template,

@@ -225,7 +225,7 @@ fn render_json(
         });
         crate::vm::run(prog, &ctx, globals, out, limits)
     })?;
-    cut_spans(out, start, final_text, spans)
+    cut_spans(out, start, final_text, spans, false)
 }
 
 /// Renders a request built in `arena` (see [`build`]); spans never reach past the end of
@@ -282,8 +282,11 @@ pub(crate) fn render_built<'a>(
                     .map(|v| Value::from_json_in(v, &ctx))
             }),
     });
-    let spans = crate::vm::run(prog, &ctx, globals, out, limits)?;
-    cut_spans(out, start, final_text, spans)
+    // For the mask, the spans are what transformers returns: Python string indices.
+    let chars = req.assistant_mask;
+    let spans = crate::vm::run_spans(prog, &ctx, globals, out, limits, chars)?;
+    let spans = cut_spans(out, start, final_text, spans, chars)?;
+    Ok(spans)
 }
 
 /// A kwarg that transformers would pass twice: it renders with `template.render(messages=...,
@@ -297,17 +300,23 @@ fn colliding_kwarg<'r>(req: &'r BuiltRequest<'_>) -> Option<&'r str> {
 }
 
 /// With `continue_final_message`, cuts the prompt (from `start` in `out`) after the final
-/// message's text, and the spans with it.
+/// message's text, and the spans (in code points with `chars`, else bytes) with it.
 fn cut_spans(
     out: &mut String,
     start: usize,
     final_text: Option<String>,
     mut spans: Vec<(usize, usize)>,
+    chars: bool,
 ) -> Result<Vec<(usize, usize)>, Error> {
     if let Some(final_text) = final_text {
         cut_after_final_message(out, start, &final_text)?;
         // The mask covers only what is left of the prompt.
-        let end = out.len() - start;
+        let left = out.get(start..).unwrap_or("");
+        let end = if chars {
+            left.chars().count()
+        } else {
+            left.len()
+        };
         spans.retain(|(s, _)| *s < end);
         for span in &mut spans {
             span.1 = span.1.min(end);

@@ -159,7 +159,8 @@ impl ChatTemplate {
     }
 
     /// [`ChatTemplate::apply_to`] for a request built with `b` (a language binding's own
-    /// objects made into template values directly, see [`Builder`]).
+    /// objects made into template values directly, see [`Builder`]); with
+    /// [`BuiltRequest::assistant_mask`] set, the spans are transformers' code point indices.
     pub fn apply_built<'a>(
         &'a self,
         b: &Builder<'a, '_>,
@@ -180,17 +181,6 @@ impl ChatTemplate {
                 "render_jinja_template() got multiple values for keyword argument 'conversations'"
             ));
         }
-        let masked;
-        let request = if mask && !request.assistant_mask {
-            masked = BuiltRequest {
-                kwargs: request.kwargs.clone(),
-                assistant_mask: true,
-                ..*request
-            };
-            &masked
-        } else {
-            request
-        };
         let extra = Extra {
             kwargs: Some(&self.special_tokens),
             drop_none: true,
