@@ -25,7 +25,7 @@ import typing
 import pytest
 
 import chatcodec
-from conftest import need, read_template
+from conftest import need, read_template, templates
 
 jinja2 = need("jinja2")
 
@@ -718,3 +718,52 @@ def test_apply_chat_template_matches_transformers(tokenizer_folders, name):
     assert ok >= 15, ok
     assert not problems, "\n".join(problems)
 
+
+# ---------------------------------------------------------------------------------------------
+# Requests shaped as an OpenAI-compatible server hands them to the renderer (vLLM's chat
+# handling): tool-call arguments as JSON strings or parsed into dicts, tool results with
+# `tool_call_id`, `name` on messages, parallel calls, content as a string or as text parts with
+# media placeholders, several system messages. Rendered with every corpus template vLLM ships.
+
+SERVER_TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "description": "Wetter für eine Stadt", "strict": True, "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["c", "f"]}, "days": {"type": "integer", "default": 1}}, "required": ["city"], "additionalProperties": False}}},
+    {"type": "function", "function": {"name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "array", "items": {"type": "string"}}, "filters": {"type": "object", "properties": {"year": {"type": ["integer", "null"]}}}}}}},
+]
+
+
+def server_requests():
+    calls = [
+        {"id": "call_a1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Zürich", "unit": "c"}'}},
+        {"id": "call_b2", "type": "function", "function": {"name": "search", "arguments": '{"q": ["a", "b"], "filters": {"year": null}}'}},
+    ]
+    parsed = [dict(c, function=dict(c["function"], arguments=json.loads(c["function"]["arguments"]))) for c in calls]
+    results = [
+        {"role": "tool", "tool_call_id": "call_a1", "name": "get_weather", "content": '{"temp": 12.5}'},
+        {"role": "tool", "tool_call_id": "call_b2", "name": "search", "content": "[]"},
+    ]
+    user = {"role": "user", "name": "alice", "content": "Wie ist das Wetter?"}
+    return {
+        "string arguments": {"messages": [user, {"role": "assistant", "content": "", "tool_calls": calls}, *results], "tools": SERVER_TOOLS, "add_generation_prompt": True},
+        "dict arguments": {"messages": [user, {"role": "assistant", "content": None, "tool_calls": parsed}, *results], "tools": SERVER_TOOLS, "add_generation_prompt": True},
+        "one call, no tools listed": {"messages": [user, {"role": "assistant", "tool_calls": parsed[:1]}, results[0]]},
+        "text parts": {"messages": [{"role": "system", "content": [{"type": "text", "text": "Sei kurz."}]}, {"role": "user", "content": [{"type": "text", "text": "Hallo"}, {"type": "text", "text": "Welt"}]}], "add_generation_prompt": True},
+        "media placeholders": {"messages": [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "What is in the image?"}, {"type": "video"}]}], "add_generation_prompt": True},
+        "two system messages": {"messages": [{"role": "system", "content": "A"}, {"role": "system", "content": "B"}, user], "add_generation_prompt": True},
+        "continue assistant": {"messages": [user, {"role": "assistant", "content": "Es ist "}], "continue_final_message": True},
+        "developer role": {"messages": [{"role": "developer", "content": "Rules"}, user]},
+    }
+
+
+@pytest.mark.parametrize("name", [t for t in templates() if t.startswith("vllm-")])
+def test_server_shaped_requests_match_transformers(name):
+    source = read_template(name)
+    problems = []
+    for case_name, request in server_requests().items():
+        req = dict(request)
+        messages = req.pop("messages")
+        for mask in ([False, True] if "generation" in source else [False]):
+            theirs, ours = render_both(source, [messages], return_assistant_tokens_mask=mask, **req)
+            problem = mismatch(theirs, ours)
+            if problem:
+                problems.append(f"{case_name}: {problem}")
+    assert not problems, "\n".join(problems)
