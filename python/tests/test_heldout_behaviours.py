@@ -767,3 +767,72 @@ def test_server_shaped_requests_match_transformers(name):
             if problem:
                 problems.append(f"{case_name}: {problem}")
     assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# A processor's apply_chat_template (processing_utils: OpenAI image_url blocks become image
+# blocks, None keys dropped, batches told apart by their first item), unpatched and with
+# chatcodec.patch_transformers(). The processor holds only a tokenizer: the image and video
+# processors need PIL and torchvision, and rendering (tokenize=False) does not use them.
+
+PROCESSOR_TEMPLATES = {
+    "parts": PARTS,
+    "vision tokens": (
+        "{% for m in messages %}<|{{ m.role }}|>{% if m.content is string %}{{ m.content }}{% else %}"
+        "{% for c in m.content %}{% if c.type == 'image' %}<|vision_start|>{{ c.url or c.path or '' }}<|image_pad|><|vision_end|>"
+        "{% elif c.type == 'video' %}<|video_pad|>{% elif c.type == 'audio' %}<|audio|>{% else %}{{ c.text }}{% endif %}{% endfor %}{% endif %}"
+        "{% if m.role == 'assistant' %}{% generation %}{{ m.get('reasoning_content', '') }}{% endgeneration %}{% endif %}\n{% endfor %}"
+        "{% if add_generation_prompt %}<|assistant|>{% endif %}{{ extra | default('') }}"
+    ),
+}
+PROCESSOR_CASES = {
+    "image_url block": ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "http://x/ü.png"}}, {"type": "text", "text": "Was ist das?"}]}], {"add_generation_prompt": True}),
+    "image_url as a string": ([{"role": "user", "content": [{"type": "image_url", "image_url": "data:image/png;base64,AAAA"}, {"type": "text", "text": "?"}]}], {}),
+    "image, video and audio": ([{"role": "user", "content": [{"type": "image", "path": "a.jpg"}, {"type": "video", "url": "v.mp4"}, {"type": "audio", "path": "s.wav"}, {"type": "text", "text": "all"}]}], {"extra": "X"}),
+    "None keys": ([{"role": "user", "content": "hi", "name": None}, {"role": "assistant", "content": None, "reasoning_content": "r"}], {}),
+    "batched": ([[{"role": "user", "content": [{"type": "text", "text": "a"}]}], [{"role": "user", "content": "b"}]], {}),
+    "continue": ([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "I see "}]}], {"continue_final_message": True}),
+    "tools and documents": ([{"role": "user", "content": "hi"}], {"tools": [get_weather], "documents": [{"title": "t", "text": "x"}]}),
+    "kwarg messages": ([{"role": "user", "content": "hi"}], {"messages": []}),
+}
+
+
+def processor(template):
+    tokenizers = need("tokenizers")
+    transformers = need("transformers")
+    vocab = {t: i for i, t in enumerate(["<unk>", "<s>", "</s>"])}
+    tok = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    tok.add_special_tokens(["<unk>", "<s>", "</s>"])
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
+
+    class TextProcessor(transformers.ProcessorMixin):
+        attributes = ["tokenizer"]
+        tokenizer_class = "PreTrainedTokenizerFast"
+
+        def __init__(self, tokenizer=None, chat_template=None):
+            super().__init__(tokenizer, chat_template=chat_template)
+
+    return TextProcessor(tokenizer=fast, chat_template=template)
+
+
+@pytest.mark.parametrize("name", list(PROCESSOR_TEMPLATES))
+def test_processor_apply_chat_template_matches_transformers(name):
+    pu = need("transformers.processing_utils")
+    proc = processor(PROCESSOR_TEMPLATES[name])
+    real = pu.render_jinja_template
+    problems, ok = [], 0
+    for case_name, (conversation, kwargs) in PROCESSOR_CASES.items():
+        want = outcome(proc.apply_chat_template, fresh(conversation), tokenize=False, **fresh(kwargs))
+        chatcodec.patch_transformers()
+        try:
+            got = outcome(proc.apply_chat_template, fresh(conversation), tokenize=False, **fresh(kwargs))
+        finally:
+            pu.render_jinja_template = real
+            need("transformers.tokenization_utils_base").render_jinja_template = real
+            need("transformers.utils.chat_template_utils").render_jinja_template = real
+        ok += want[0] == "ok"
+        if got != want and not (got[0] == want[0] == "error" and got[1] == want[1]):
+            problems.append(f"{case_name}: patched {got!r:.400} / unpatched {want!r:.400}")
+    assert ok >= 5, ok
+    assert not problems, "\n".join(problems)
