@@ -15,6 +15,7 @@ point past it; transformers' indices are clipped to the prompt before comparing.
 """
 
 import collections
+import contextlib
 import copy
 import dataclasses
 import enum
@@ -71,13 +72,26 @@ def render_both(template, conversations, **kwargs):
     """(transformers' outcome, chatcodec's outcome) for one call; inputs deep-copied for each so
     that neither sees the other's edits."""
     ctu = need("transformers.utils.chat_template_utils")
+    assert ctu.render_jinja_template is not chatcodec.render_jinja_template, "left patched"
     ours = outcome(chatcodec.render_jinja_template, fresh(conversations), chat_template=template, **fresh(kwargs))
     theirs = outcome(ctu.render_jinja_template, fresh(conversations), chat_template=template, **fresh(kwargs))
     return theirs, ours
 
 
+class Make:
+    """An input made anew for each renderer (a generator can be read only once)."""
+
+    def __init__(self, make):
+        self.make = make
+
+
 def fresh(value):
-    """A deep copy, or the value itself where it cannot be copied (a mapping proxy)."""
+    """A deep copy, or the value itself where it cannot be copied (a mapping proxy); a
+    [`Make`] is made anew, also as a kwarg's value."""
+    if isinstance(value, Make):
+        return value.make()
+    if isinstance(value, dict):
+        return {k: fresh(v) for k, v in value.items()}
     try:
         return copy.deepcopy(value)
     except TypeError:
@@ -473,8 +487,29 @@ for name, docs in {
     "a mapping proxy": [__import__("types").MappingProxyType({"title": "m"})],
     "a dataclass": [Msg("r", "c")],
     "a dict, not a list": {"title": "T", "text": "t"},
+    # transformers only iterates them: nothing to refuse in an empty string or dict.
+    "an empty string": "",
+    "an empty dict": {},
+    "an int": 3,
 }.items():
     add("documents", name, DOCS, [[U]], documents=docs)
+
+# Inputs given as iterators, and flags that are not bools (the template reads their truth or
+# prints them).
+GEN = "{{ messages }}|{{ tools }}|{{ add_generation_prompt }}{% if add_generation_prompt %}+{% endif %}|{{ messages[-1].content }}"
+add("flags", "conversations as a generator", GEN, Make(lambda: ([U] for _ in range(2))))
+add("flags", "tools as a generator", GEN, [[U]], tools=Make(lambda: (t for t in [WEATHER_SCHEMA])))
+add("flags", "tools as a dict", GEN, [[U]], tools={"name": "x"})
+add("flags", "tools as an empty string", GEN, [[U]], tools="")
+add("flags", "tools as an empty dict", GEN, [[U]], tools={})
+add("flags", "tools as an int", GEN, [[U]], tools=5)
+for value in ("yes", "", None, [1], [], 0, 2.5, {"a": 1}):
+    add("flags", f"add_generation_prompt={value!r}", GEN, [[U, A]], add_generation_prompt=value)
+for value in ("", "no", None, [], [0]):
+    add("flags", f"return_assistant_tokens_mask={value!r}", VERBATIM, [[U, A]], return_assistant_tokens_mask=value)
+for value in (None, [], [1], Unit.C, 0.0, 1.5):
+    add("flags", f"continue_final_message={value!r}", CHATML, [[U, A]], continue_final_message=value)
+add("flags", "continue an enum content", CHATML, [[U, {"role": "assistant", "content": Unit.C}]], continue_final_message=True)
 
 # Template kwargs: passed through, shadowing globals and the call's own names.
 for name, kwargs in {
@@ -511,6 +546,47 @@ add("kwargs", "messages, no conversations", "x", [], messages=[])
 add("kwargs", "compiled_template without mask", "{{ compiled_template }}", [[U]], compiled_template=1)
 add("kwargs", "conversations name", "{{ conversations }}", [[U]], chat_template_kwargs=1)
 add("kwargs", "template_kwargs name", "{{ template_kwargs }}", [[U]], template_kwargs=1)
+
+# Foreign values given as kwargs: converted as transformers' _plain_template_data does.
+FOREIGN = "{{ g }}|{{ g | tojson }}|{{ g is string }}{{ g is number }}{{ g is mapping }}{{ g is sequence }}|{% if g %}T{% endif %}"
+for name, make in {
+    "range": lambda: range(3),
+    "bytearray": lambda: bytearray(b"x"),
+    "complex": lambda: 1j,
+    "decimal": lambda: __import__("decimal").Decimal("1.5"),
+    "fraction": lambda: __import__("fractions").Fraction(1, 3),
+    "namedtuple": lambda: collections.namedtuple("P", "x y")(1, "b"),
+    "defaultdict": lambda: collections.defaultdict(int, a=1),
+    "Counter": lambda: collections.Counter("aab"),
+    "str subclass": lambda: type("S", (str,), {})("x"),
+    "list subclass": lambda: type("L", (list,), {})([1, (2,)]),
+    "dict subclass": lambda: type("D", (dict,), {})(a=1),
+    "tuple subclass": lambda: type("T", (tuple,), {})((1,)),
+    "date": lambda: __import__("datetime").date(2020, 1, 2),
+    "path": lambda: __import__("pathlib").PurePosixPath("/x"),
+    "a type": lambda: int,
+    "a builtin": lambda: len,
+    "generator": lambda: (i for i in [1]),
+    "odd keys": lambda: {None: 1, True: 2, 2.5: 3, (1, "a"): 4},
+    "set": lambda: {3},
+}.items():
+    add("foreign values", name, FOREIGN, [[U]], g=Make(make))
+
+# The template's own text: trailing newlines (jinja2 drops one), whitespace control.
+for name, template in {
+    "one trailing newline": "x\n",
+    "two trailing newlines": "x\n\n",
+    "trailing CRLF": "x\r\n",
+    "empty": "",
+    "only whitespace": "  \n ",
+    "block then newline": "{% if true %}a{% endif %}\n",
+    "lstrip and trim": "  {% for m in messages %}\n  {{ m.role }}\n  {% endfor %}\n",
+    "minus markers": "a  {%- if true -%}  b  {%- endif -%}  c",
+    "plus marker": "  {%+ if true %}x{% endif %}",
+    "comment": "a {# note #} b {#- trimmed -#} c",
+    "raw block": "{% raw %}{{ not rendered }}{% endraw %}",
+}.items():
+    add("template text", name, template, [[U]])
 
 # Numbers and text.
 NUM = "{% for m in messages %}{{ m.content }}|{{ m.content | tojson }}|{{ m.content is number }}|{{ m.content is integer }}|{{ m.content is float }}|{{ m.content | string }}\n{% endfor %}"
@@ -679,16 +755,33 @@ TOKENIZED_CASES = {
 }
 
 
-def apply_outcome(tok, conversation, kwargs, patched):
-    tub = need("transformers.tokenization_utils_base")
-    real = tub.render_jinja_template
-    if patched:
+PATCHED_MODULES = (
+    "transformers.utils.chat_template_utils",
+    "transformers.tokenization_utils_base",
+    "transformers.processing_utils",
+)
+
+
+@contextlib.contextmanager
+def patched(on=True):
+    """chatcodec.patch_transformers() for the duration; every module's function restored
+    after, and transformers' own in place before (else a comparison would be chatcodec's
+    against itself)."""
+    modules = [need(m) for m in PATCHED_MODULES]
+    saved = [m.render_jinja_template for m in modules]
+    assert all(f is not chatcodec.render_jinja_template for f in saved), "left patched"
+    if on:
         chatcodec.patch_transformers()
     try:
-        got = outcome(tok.apply_chat_template, fresh(conversation), **fresh(kwargs))
+        yield
     finally:
-        tub.render_jinja_template = real
-        need("transformers.utils.chat_template_utils").render_jinja_template = real
+        for m, f in zip(modules, saved):
+            m.render_jinja_template = f
+
+
+def apply_outcome(tok, conversation, kwargs, patched_now):
+    with patched(patched_now):
+        got = outcome(tok.apply_chat_template, fresh(conversation), **fresh(kwargs))
     if got[0] == "ok" and not isinstance(got[1], (str, list)):
         got = ("ok", {k: list(v) for k, v in got[1].items()})
     return got
@@ -704,8 +797,8 @@ def test_apply_chat_template_matches_transformers(tokenizer_folders, name):
     cases += [(c, k, v) for k, (c, v) in TOKENIZED_CASES.items()]
     ok = 0
     for conversation, case_name, kwargs in cases:
-        want = apply_outcome(tok, conversation, kwargs, patched=False)
-        got = apply_outcome(tok, conversation, kwargs, patched=True)
+        want = apply_outcome(tok, conversation, kwargs, False)
+        got = apply_outcome(tok, conversation, kwargs, True)
         ok += want[0] == "ok"
         if got != want and not (got[0] == want[0] == "error" and got[1] == want[1]):
             problems.append(f"{case_name}: patched {got!r:.400} / unpatched {want!r:.400}")
@@ -818,21 +911,16 @@ def processor(template):
 
 @pytest.mark.parametrize("name", list(PROCESSOR_TEMPLATES))
 def test_processor_apply_chat_template_matches_transformers(name):
-    pu = need("transformers.processing_utils")
     proc = processor(PROCESSOR_TEMPLATES[name])
-    real = pu.render_jinja_template
     problems, ok = [], 0
     for case_name, (conversation, kwargs) in PROCESSOR_CASES.items():
-        want = outcome(proc.apply_chat_template, fresh(conversation), tokenize=False, **fresh(kwargs))
-        chatcodec.patch_transformers()
-        try:
+        with patched(False):
+            want = outcome(proc.apply_chat_template, fresh(conversation), tokenize=False, **fresh(kwargs))
+        with patched():
             got = outcome(proc.apply_chat_template, fresh(conversation), tokenize=False, **fresh(kwargs))
-        finally:
-            pu.render_jinja_template = real
-            need("transformers.tokenization_utils_base").render_jinja_template = real
-            need("transformers.utils.chat_template_utils").render_jinja_template = real
         ok += want[0] == "ok"
         if got != want and not (got[0] == want[0] == "error" and got[1] == want[1]):
             problems.append(f"{case_name}: patched {got!r:.400} / unpatched {want!r:.400}")
     assert ok >= 5, ok
     assert not problems, "\n".join(problems)
+

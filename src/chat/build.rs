@@ -357,11 +357,18 @@ fn check(req: &BuiltRequest<'_>) -> Result<(), Error> {
             ));
         }
     }
-    let docs_ok = req.documents.is_none()
-        || req
+    // transformers iterates the documents: an empty string or dict has no item to refuse.
+    let docs_ok = match req.documents.0 {
+        Value::None => true,
+        Value::Str(s) => s.is_empty(),
+        Value::Dict(d) => d.is_empty(),
+        Value::Json(serde_json::Value::Object(o)) => o.is_empty(),
+        Value::Json(serde_json::Value::String(s)) => s.is_empty(),
+        _ => req
             .documents
             .items()
-            .is_some_and(|d| d.iter().all(Val::is_dict));
+            .is_some_and(|d| d.iter().all(Val::is_dict)),
+    };
     if !docs_ok {
         return Err(err!(
             Type,
