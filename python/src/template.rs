@@ -56,7 +56,8 @@ impl ChatTemplate {
 
     /// Loads the chat template(s) and special tokens of a model folder or a GGUF file.
     /// `name` picks a named template; without it, `apply` uses the `tool_use` template when
-    /// tools are given and the model has one, else `default`, as transformers does.
+    /// tools are given (any `tools` but None, an empty list too) and the model has one, else
+    /// `default`, as transformers does.
     #[classmethod]
     #[pyo3(signature = (path, name=None))]
     fn from_pretrained(
@@ -153,6 +154,17 @@ impl ChatTemplate {
             Some(m) => m.is_truthy()?,
             None => false,
         };
+        if let Some(k) = kwargs {
+            // In `apply_chat_template` this names or gives the template to render, never a
+            // template variable: rendering this one with it as a variable would be wrong.
+            if k.contains(pyo3::intern!(py, "chat_template"))? {
+                return Err(PyTypeError::new_err(
+                    "ChatTemplate.apply renders its own template and takes no chat_template: \
+                     load a named one with ChatTemplate.from_pretrained(path, name=...), or make \
+                     a ChatTemplate of the source",
+                ));
+            }
+        }
         let polyfills = polyfills(polyfill)?;
         let keep = Keep::new();
         let rendered = chat::with_builder(|b| {
@@ -290,7 +302,8 @@ impl ChatTemplate {
     /// The template transformers would use: `tool_use` when tools are given and the model
     /// has one.
     fn pick(&self, request: &BuiltRequest<'_>) -> &chat::ChatTemplate {
-        let has_tools = request.tools.items().is_some_and(|t| !t.is_empty());
+        // `get_chat_template` tests `tools is not None`: an empty list picks `tool_use` too.
+        let has_tools = !request.tools.is_none();
         match (&self.with_tools, has_tools) {
             (Some(t), true) => t,
             _ => &self.plain,

@@ -924,3 +924,32 @@ def test_processor_apply_chat_template_matches_transformers(name):
     assert ok >= 5, ok
     assert not problems, "\n".join(problems)
 
+
+def test_named_templates_are_picked_as_transformers_picks_them(tmp_path):
+    """A model with several named templates: `tool_use` whenever `tools` is not None (an empty
+    list too), else `default`. ChatTemplate.apply takes no `chat_template` (it renders its
+    own template; a named one is loaded with from_pretrained(path, name=...)): it raises a
+    TypeError rather than render the wrong template (a documented difference)."""
+    transformers = need("transformers")
+    tokenizers = need("tokenizers")
+    vocab = {t: i for i, t in enumerate(["<unk>", "<s>", "</s>"])}
+    tok = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="<unk>"))
+    tok.add_special_tokens(["<unk>", "<s>", "</s>"])
+    (tmp_path / "tokenizer.json").write_text(tok.to_str(), encoding="utf-8")
+    named = [
+        {"name": "default", "template": "default {{ tools }} {{ messages | length }}"},
+        {"name": "tool_use", "template": "tool_use {{ tools }} {{ messages | length }}"},
+        {"name": "rag", "template": "rag {{ documents }}"},
+    ]
+    config = {"tokenizer_class": "PreTrainedTokenizerFast", "eos_token": "</s>", "unk_token": "<unk>", "chat_template": named}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    tokenizer = transformers.AutoTokenizer.from_pretrained(tmp_path)
+    ours = chatcodec.ChatTemplate.from_pretrained(tmp_path)
+    for tools in (None, [], (), [WEATHER_SCHEMA], [get_weather]):
+        want = tokenizer.apply_chat_template([U], tools=tools, tokenize=False)
+        assert ours.apply([U], tools=tools) == want, tools
+    rag = chatcodec.ChatTemplate.from_pretrained(tmp_path, name="rag")
+    docs = [{"title": "t", "text": "x"}]
+    assert rag.apply([U], documents=docs) == tokenizer.apply_chat_template([U], documents=docs, chat_template="rag", tokenize=False)
+    with pytest.raises(TypeError, match="takes no chat_template"):
+        ours.apply([U], chat_template="rag")
