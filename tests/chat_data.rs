@@ -172,6 +172,45 @@ fn non_dict_messages_and_documents_are_type_errors() {
         .contains("Documents should be a list of dicts"));
 }
 
+/// A generation block whose text jinja2 holds in a buffer (a `set` block, a macro, an
+/// enclosing block) is counted as transformers counts it: from the end of the output handed
+/// out so far, for the block's own length; in bytes here, in code points for the mask of a
+/// request built with `assistant_mask` (as the Python binding returns it).
+#[test]
+fn generation_spans_in_buffers_count_as_transformers_does() {
+    let req = json!({"messages": [{"role": "user", "content": "é"}, {"role": "assistant", "content": "ü!"}]});
+    let cases = [
+        // The block's text lands after `<role>`, but the set block was being captured.
+        ("{% for m in messages %}{% set b %}{% generation %}{{ m.content }}{% endgeneration %}{% endset %}<{{ m.role }}>{{ b }}{% endfor %}",
+         vec![(0, 2), (8, 11)], vec![(0, 1), (7, 9)]),
+        // Nested: the inner block starts where the outer one does.
+        ("{% for m in messages %}{% generation %}[{% generation %}{{ m.content }}{% endgeneration %}]{% endgeneration %}{% endfor %}",
+         vec![(0, 2), (0, 4), (4, 7), (4, 9)], vec![(0, 1), (0, 3), (3, 5), (3, 7)]),
+        // Outside any buffer: where the text is.
+        ("{% for m in messages %}<{% generation %}{{ m.content }}{% endgeneration %}>{% endfor %}",
+         vec![(1, 3), (5, 8)], vec![(1, 2), (4, 6)]),
+    ];
+    for (source, bytes, chars) in cases {
+        let t = Template::new(source).expect("compiles");
+        let mut out = String::new();
+        assert_eq!(
+            render_request_spans(&t, &req, &mut out).expect("renders"),
+            bytes,
+            "{source}"
+        );
+        let got = with_builder(|b| {
+            let request = BuiltRequest {
+                messages: build(b, &req["messages"], true),
+                assistant_mask: true,
+                ..BuiltRequest::default()
+            };
+            let mut out = String::new();
+            b.render(&t, &request, &mut out).expect("renders")
+        });
+        assert_eq!(got, chars, "{source}");
+    }
+}
+
 /// SmolLM3 wraps assistant turns in `{% generation %}`; continuing the final assistant
 /// message cuts the prompt inside that block, and the mask must stop at the cut.
 #[test]

@@ -239,6 +239,33 @@ fn unknown_filter_in_taken_branch_fails_at_render() {
 }
 
 #[test]
+fn unknown_filter_in_a_new_frame_inside_if_is_a_compile_error() {
+    // jinja2 compiles loop bodies, macros, captured blocks and `with` bodies as new frames,
+    // which are not soft even inside an `if`.
+    for src in [
+        "{% if x %}{% for a in b %}{{ a | nosuchfilter }}{% endfor %}{% endif %}",
+        "{% if x %}{% for a in b if a is nosuchtest %}{% endfor %}{% endif %}",
+        "{% if x %}{% macro m(a=(1 | nosuchfilter)) %}{% endmacro %}{% endif %}",
+        "{% if x %}{% set y %}{{ 1 | nosuchfilter }}{% endset %}{% endif %}",
+        "{% if x %}{% filter nosuchfilter %}{% endfilter %}{% endif %}",
+        "{% if x %}{% with a = 1 %}{{ a | nosuchfilter }}{% endwith %}{% endif %}",
+        "{% if x %}{% generation %}{{ 1 | nosuchfilter }}{% endgeneration %}{% endif %}",
+    ] {
+        assert_eq!(compile_err(src).kind(), ErrorKind::Unknown, "{src}");
+    }
+    // What is evaluated in the `if`'s own frame stays soft.
+    for src in [
+        "{% if false %}{% for a in (b | nosuchfilter) %}{% endfor %}{% endif %}ok",
+        "{% if false %}{% set y = 1 | nosuchfilter %}{% endif %}ok",
+        "{% if false %}{% with a = (1 | nosuchfilter) %}{% endwith %}{% endif %}ok",
+        "{% for a in [1] %}{% if false %}{{ a | nosuchfilter }}{% endif %}{% endfor %}ok",
+    ] {
+        let t = Template::new(src).unwrap();
+        assert_eq!(t.render(&vars()).unwrap(), "ok", "{src}");
+    }
+}
+
+#[test]
 fn unknown_test_behaves_like_unknown_filter() {
     let e = compile_err("{{ x is nosuchtest }}");
     assert_eq!(e.kind(), ErrorKind::Unknown);

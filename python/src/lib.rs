@@ -203,6 +203,7 @@ pub(crate) fn built_request<'a, 'py>(
         },
         continue_final_message: continue_final_message.map(|c| conv.text(c)),
         kwargs: kwargs_vals(conv, kwargs)?,
+        assistant_mask: false,
     })
 }
 
@@ -216,15 +217,6 @@ pub(crate) fn continue_field(value: Option<&Bound<'_, PyAny>>) -> PyResult<Optio
         })),
         _ => Ok(None),
     }
-}
-
-/// Byte offsets of `text` as Python string (code point) indices.
-pub(crate) fn char_spans(text: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    if text.is_ascii() {
-        return spans.to_vec();
-    }
-    let at = |b: usize| text.get(..b).map_or(b, |s| s.chars().count());
-    spans.iter().map(|&(s, e)| (at(s), at(e))).collect()
 }
 
 /// Converts `obj` as template data and back to Python objects: what a template sees (for

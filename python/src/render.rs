@@ -28,8 +28,8 @@ use smallvec::SmallVec;
 
 use crate::convert::{self, Converter, Keep};
 use crate::{
-    built_request, char_spans, check_documents, continue_field, give_out, messages, take_out,
-    to_pyerr, tool_schemas, KwArgs, OnThisThread,
+    built_request, check_documents, continue_field, give_out, messages, take_out, to_pyerr,
+    tool_schemas, KwArgs, OnThisThread,
 };
 
 /// The parameters before `**kwargs`, in positional order.
@@ -234,7 +234,7 @@ fn render<'py>(py: Python<'py>, args: &Args<'py>) -> PyResult<Bound<'py, PyAny>>
             )));
         }
     };
-    let template = crate::cache::compiled(source)?.map_err(|e| to_pyerr(py, &e))?;
+    let template = crate::cache::compiled(source)?.map_err(|e| crate::to_pyerr(py, &e))?;
     let mask = match return_assistant_tokens_mask {
         Some(m) => m.is_truthy()?,
         None => false,
@@ -277,7 +277,7 @@ fn render<'py>(py: Python<'py>, args: &Args<'py>) -> PyResult<Bound<'py, PyAny>>
                 format!("conversations[{i}]")
             })?);
         }
-        let request = built_request(
+        let mut request = built_request(
             &mut conv,
             Val::none(),
             tools.as_ref(),
@@ -286,6 +286,7 @@ fn render<'py>(py: Python<'py>, args: &Args<'py>) -> PyResult<Bound<'py, PyAny>>
             continue_final_message.as_deref(),
             &args.kwargs,
         )?;
+        request.assistant_mask = mask;
         let job = OnThisThread((b, request, chats));
         let render = move || {
             let (b, mut request, chats) = job.into_inner();
@@ -296,11 +297,8 @@ fn render<'py>(py: Python<'py>, args: &Args<'py>) -> PyResult<Bound<'py, PyAny>>
                 request.messages = chat;
                 let start = buf.len();
                 let spans = b.render(t, &request, &mut buf)?;
-                let spans = if mask {
-                    char_spans(&buf[start..], &spans)
-                } else {
-                    Vec::new()
-                };
+                // Code point indices already (the request is built for the mask).
+                let spans = if mask { spans } else { Vec::new() };
                 parts.push((start, buf.len(), spans));
             }
             Ok::<_, Error>((buf, parts))

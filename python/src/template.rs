@@ -15,9 +15,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 
 use crate::convert::{Converter, Keep};
 use crate::pyjson::{data_json, to_json, to_py};
-use crate::{
-    char_spans, check_documents, continue_field, give_out, take_out, to_pyerr, OnThisThread,
-};
+use crate::{check_documents, continue_field, give_out, take_out, to_pyerr, OnThisThread};
 
 /// A chat template compiled once, with the special tokens it is rendered with.
 ///
@@ -48,8 +46,8 @@ impl ChatTemplate {
                 tokens.insert(k.extract::<String>()?, to_json(&v, 0)?);
             }
         }
-        let plain =
-            chat::ChatTemplate::new("default", source, tokens).map_err(|e| to_pyerr(py, &e))?;
+        let plain = chat::ChatTemplate::new("default", source, tokens)
+            .map_err(|e| crate::to_pyerr(py, &e))?;
         Ok(ChatTemplate {
             plain,
             with_tools: None,
@@ -58,7 +56,8 @@ impl ChatTemplate {
 
     /// Loads the chat template(s) and special tokens of a model folder or a GGUF file.
     /// `name` picks a named template; without it, `apply` uses the `tool_use` template when
-    /// tools are given and the model has one, else `default`, as transformers does.
+    /// tools are given (any `tools` but None, an empty list too) and the model has one, else
+    /// `default`, as transformers does.
     #[classmethod]
     #[pyo3(signature = (path, name=None))]
     fn from_pretrained(
@@ -81,7 +80,7 @@ impl ChatTemplate {
             };
             Ok::<_, Error>(ChatTemplate { plain, with_tools })
         });
-        loaded.map_err(|e| to_pyerr(py, &e))
+        loaded.map_err(|e| crate::to_pyerr(py, &e))
     }
 
     /// The template's name (`default`, `tool_use`, ...).
@@ -155,11 +154,22 @@ impl ChatTemplate {
             Some(m) => m.is_truthy()?,
             None => false,
         };
+        if let Some(k) = kwargs {
+            // In `apply_chat_template` this names or gives the template to render, never a
+            // template variable: rendering this one with it as a variable would be wrong.
+            if k.contains(pyo3::intern!(py, "chat_template"))? {
+                return Err(PyTypeError::new_err(
+                    "ChatTemplate.apply renders its own template and takes no chat_template: \
+                     load a named one with ChatTemplate.from_pretrained(path, name=...), or make \
+                     a ChatTemplate of the source",
+                ));
+            }
+        }
         let polyfills = polyfills(polyfill)?;
         let keep = Keep::new();
         let rendered = chat::with_builder(|b| {
             let mut conv = Converter::new(b, &keep);
-            let request = self.request(
+            let mut request = self.request(
                 &mut conv,
                 messages,
                 tools,
@@ -168,6 +178,8 @@ impl ChatTemplate {
                 continue_final_message,
                 kwargs,
             )?;
+            // Spans as transformers' code point indices.
+            request.assistant_mask = mask;
             let t = self.pick(&request);
             if let Some(on) = polyfills {
                 if mask {
@@ -186,7 +198,6 @@ impl ChatTemplate {
                 let (b, request) = job.into_inner();
                 let mut text = take_out();
                 let spans = t.apply_built(b, &request, mask, &mut text)?;
-                let spans = char_spans(&text, &spans);
                 Ok::<_, Error>((text, spans))
             };
             keep.render(py, render).map_err(|e| to_pyerr(py, &e))
@@ -291,7 +302,8 @@ impl ChatTemplate {
     /// The template transformers would use: `tool_use` when tools are given and the model
     /// has one.
     fn pick(&self, request: &BuiltRequest<'_>) -> &chat::ChatTemplate {
-        let has_tools = request.tools.items().is_some_and(|t| !t.is_empty());
+        // `get_chat_template` tests `tools is not None`: an empty list picks `tool_use` too.
+        let has_tools = !request.tools.is_none();
         match (&self.with_tools, has_tools) {
             (Some(t), true) => t,
             _ => &self.plain,

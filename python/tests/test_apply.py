@@ -83,13 +83,16 @@ def test_patched_apply_chat_template_equals_unpatched(folders):
 def test_patch_transformers_one_line():
     tub = need("transformers.tokenization_utils_base")
     ctu = need("transformers.utils.chat_template_utils")
-    saved = (tub.render_jinja_template, ctu.render_jinja_template)
+    pu = need("transformers.processing_utils")
+    saved = (tub.render_jinja_template, ctu.render_jinja_template, pu.render_jinja_template)
     try:
         chatcodec.patch_transformers()
         assert tub.render_jinja_template is chatcodec.render_jinja_template
         assert ctu.render_jinja_template is chatcodec.render_jinja_template
+        assert pu.render_jinja_template is chatcodec.render_jinja_template
     finally:
-        tub.render_jinja_template, ctu.render_jinja_template = saved
+        # All three, or later tests would compare chatcodec's renderer against itself.
+        tub.render_jinja_template, ctu.render_jinja_template, pu.render_jinja_template = saved
 
 
 def test_eight_threads_share_one_template():

@@ -193,6 +193,11 @@ pub struct BuiltRequest<'a> {
     pub continue_final_message: Option<&'a str>,
     /// Every other keyword argument, in order.
     pub kwargs: Vec<(&'a str, Val<'a>)>,
+    /// Rendered for `return_assistant_tokens_mask`: the spans are then transformers'
+    /// `generation_indices`, in code points (Python string indices) rather than bytes; and
+    /// transformers renders through a function with a `compiled_template` parameter, which a
+    /// kwarg of that name collides with.
+    pub assistant_mask: bool,
 }
 
 impl<'a> Default for BuiltRequest<'a> {
@@ -204,6 +209,7 @@ impl<'a> Default for BuiltRequest<'a> {
             add_generation_prompt: Val(Value::Bool(false)),
             continue_final_message: None,
             kwargs: Vec::new(),
+            assistant_mask: false,
         }
     }
 }
@@ -308,12 +314,14 @@ impl<'a, 's> Builder<'a, 's> {
             add_generation_prompt: self.data(&req.add_generation_prompt)?,
             continue_final_message: req.continue_final_message.as_deref(),
             kwargs,
+            assistant_mask: false,
         })
     }
 
     /// Renders `request` the way transformers' `render_jinja_template` does (as
     /// [`super::render_data_spans`]); appends the prompt to `out` and returns the
-    /// `{% generation %}` byte ranges.
+    /// `{% generation %}` spans: byte ranges, or with [`BuiltRequest::assistant_mask`]
+    /// transformers' code point indices.
     pub fn render(
         &self,
         template: &'a Template,
@@ -349,11 +357,18 @@ fn check(req: &BuiltRequest<'_>) -> Result<(), Error> {
             ));
         }
     }
-    let docs_ok = req.documents.is_none()
-        || req
+    // transformers iterates the documents: an empty string or dict has no item to refuse.
+    let docs_ok = match req.documents.0 {
+        Value::None => true,
+        Value::Str(s) => s.is_empty(),
+        Value::Dict(d) => d.is_empty(),
+        Value::Json(serde_json::Value::Object(o)) => o.is_empty(),
+        Value::Json(serde_json::Value::String(s)) => s.is_empty(),
+        _ => req
             .documents
             .items()
-            .is_some_and(|d| d.iter().all(Val::is_dict));
+            .is_some_and(|d| d.iter().all(Val::is_dict)),
+    };
     if !docs_ok {
         return Err(err!(
             Type,

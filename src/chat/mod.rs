@@ -225,7 +225,7 @@ fn render_json(
         });
         crate::vm::run(prog, &ctx, globals, out, limits)
     })?;
-    cut_spans(out, start, final_text, spans)
+    cut_spans(out, start, final_text, spans, false)
 }
 
 /// Renders a request built in `arena` (see [`build`]); spans never reach past the end of
@@ -259,6 +259,12 @@ pub(crate) fn render_built<'a>(
         extra.drop_none,
         &prog.source,
     )?;
+    if let Some(name) = colliding_kwarg(req) {
+        return Err(err!(
+            Type,
+            "render() got multiple values for keyword argument '{name}'"
+        ));
+    }
     let globals = crate::vm::resolve_globals(prog, &ctx, |name| match name {
         "messages" => Some(msgs),
         "tools" => Some(req.tools.0),
@@ -276,22 +282,41 @@ pub(crate) fn render_built<'a>(
                     .map(|v| Value::from_json_in(v, &ctx))
             }),
     });
-    let spans = crate::vm::run(prog, &ctx, globals, out, limits)?;
-    cut_spans(out, start, final_text, spans)
+    // For the mask, the spans are what transformers returns: Python string indices.
+    let chars = req.assistant_mask;
+    let spans = crate::vm::run_spans(prog, &ctx, globals, out, limits, chars)?;
+    let spans = cut_spans(out, start, final_text, spans, chars)?;
+    Ok(spans)
+}
+
+/// A kwarg that transformers would pass twice: it renders with `template.render(messages=...,
+/// **kwargs)` (or, for the mask, `_render_with_assistant_indices(compiled_template,
+/// messages=..., **kwargs)` and then `template.generate(...)`), so `messages`, `self` and,
+/// with the mask, `compiled_template` raise a TypeError once a conversation is checked.
+fn colliding_kwarg<'r>(req: &'r BuiltRequest<'_>) -> Option<&'r str> {
+    req.kwargs.iter().map(|(k, _)| *k).find(|k| {
+        matches!(*k, "messages" | "self") || (req.assistant_mask && *k == "compiled_template")
+    })
 }
 
 /// With `continue_final_message`, cuts the prompt (from `start` in `out`) after the final
-/// message's text, and the spans with it.
+/// message's text, and the spans (in code points with `chars`, else bytes) with it.
 fn cut_spans(
     out: &mut String,
     start: usize,
     final_text: Option<String>,
     mut spans: Vec<(usize, usize)>,
+    chars: bool,
 ) -> Result<Vec<(usize, usize)>, Error> {
     if let Some(final_text) = final_text {
         cut_after_final_message(out, start, &final_text)?;
         // The mask covers only what is left of the prompt.
-        let end = out.len() - start;
+        let left = out.get(start..).unwrap_or("");
+        let end = if chars {
+            left.chars().count()
+        } else {
+            left.len()
+        };
         spans.retain(|(s, _)| *s < end);
         for span in &mut spans {
             span.1 = span.1.min(end);
@@ -390,14 +415,31 @@ fn build_messages<'a>(
             }
             (Value::Dict(ctx.arena.alloc_slice_copy(&pairs)), text)
         }
-        list @ (Value::Json(serde_json::Value::Array(_)) | Value::List(_)) => {
+        list @ (Value::Json(serde_json::Value::Array(_)) | Value::List(_) | Value::Tuple(_)) => {
             let blocks = crate::value::ops::iterate(ctx, list)?;
-            let Some(pos) = blocks.iter().rposition(|b| get_field(*b, "text").is_some()) else {
+            // The last block with Python's `"text" in block`: a key of a dict, but also a
+            // substring of a string or an item of a list (then indexing it by "text" fails),
+            // and a TypeError for a number or None.
+            let mut found = None;
+            for (i, b) in blocks.iter().enumerate().rev() {
+                if crate::value::ops::contains(ctx, *b, Value::Str("text"))? {
+                    found = Some(i);
+                    break;
+                }
+            }
+            let Some(pos) = found else {
                 return Err(err!(
                     Value,
                     "continue_final_message is set but we could not find any text to continue in the final message!"
                 ));
             };
+            if get_field(blocks[pos], "text").is_none() {
+                let kind = match blocks[pos] {
+                    Value::Str(_) => "string",
+                    b => b.type_name(),
+                };
+                return Err(err!(Type, "{kind} indices must be integers, not 'str'"));
+            }
             let mut new_blocks = blocks.to_vec();
             let mut pairs = dict_pairs(ctx, blocks[pos]).to_vec();
             let mut text = String::new();
@@ -412,7 +454,11 @@ fn build_messages<'a>(
                 p.1 = ctx.str(&format!("{s}{CONTINUE_TAG}"));
             }
             new_blocks[pos] = Value::Dict(ctx.arena.alloc_slice_copy(&pairs));
-            let new_list = Value::List(ctx.slice(new_blocks));
+            // A tuple of blocks stays a tuple (transformers edits the block in place).
+            let new_list = match list {
+                Value::Tuple(_) => Value::Tuple(ctx.slice(new_blocks)),
+                _ => Value::List(ctx.slice(new_blocks)),
+            };
             let mut msg = dict_pairs(ctx, last_value).to_vec();
             for p in msg.iter_mut() {
                 if matches!(p.0, Value::Str(k) if k == field) {

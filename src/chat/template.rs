@@ -159,7 +159,8 @@ impl ChatTemplate {
     }
 
     /// [`ChatTemplate::apply_to`] for a request built with `b` (a language binding's own
-    /// objects made into template values directly, see [`Builder`]).
+    /// objects made into template values directly, see [`Builder`]); with
+    /// [`BuiltRequest::assistant_mask`] set, the spans are transformers' code point indices.
     pub fn apply_built<'a>(
         &'a self,
         b: &Builder<'a, '_>,
@@ -173,6 +174,13 @@ impl ChatTemplate {
             request.add_generation_prompt.is_true(),
             mask,
         )?;
+        // `apply_chat_template` calls `render_jinja_template(conversations=..., **kwargs)`.
+        if request.kwargs.iter().any(|(k, _)| *k == "conversations") {
+            return Err(err!(
+                Type,
+                "render_jinja_template() got multiple values for keyword argument 'conversations'"
+            ));
+        }
         let extra = Extra {
             kwargs: Some(&self.special_tokens),
             drop_none: true,

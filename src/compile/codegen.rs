@@ -447,13 +447,13 @@ impl<'s, 'a> Gen<'s, 'a> {
                     self.load_name(ns);
                 }
                 self.emit(Instr::CaptureStart);
-                self.scoped_block(body)?;
+                self.hard(|c| c.scoped_block(body))?;
                 self.emit(Instr::CaptureEnd);
                 if self.autoescape {
                     self.emit(Instr::MarkSafe);
                 }
                 if let Some(f) = filter {
-                    self.expr(f)?;
+                    self.hard(|c| c.expr(f))?;
                 }
                 if let Target::Attr(_, attr, span) = *target {
                     let a = self.str_const(attr);
@@ -478,16 +478,17 @@ impl<'s, 'a> Gen<'s, 'a> {
                 self.mark(call.span);
                 self.emit(self.emit_instr());
             }
-            Stmt::FilterBlock { filter, body } => {
-                self.emit(Instr::CaptureStart);
-                self.scoped_block(body)?;
-                self.emit(Instr::CaptureEnd);
-                if self.autoescape {
-                    self.emit(Instr::MarkSafe);
+            Stmt::FilterBlock { filter, body } => self.hard(|c| {
+                c.emit(Instr::CaptureStart);
+                c.scoped_block(body)?;
+                c.emit(Instr::CaptureEnd);
+                if c.autoescape {
+                    c.emit(Instr::MarkSafe);
                 }
-                self.expr(filter)?;
-                self.emit(self.emit_instr());
-            }
+                c.expr(filter)?;
+                c.emit(c.emit_instr());
+                Ok(())
+            })?,
             Stmt::Break(span) | Stmt::Continue(span) => {
                 let is_break = matches!(stmt, Stmt::Break(_));
                 let Some(lp) = self.loops.last() else {
@@ -515,8 +516,9 @@ impl<'s, 'a> Gen<'s, 'a> {
                 );
             }
             Stmt::Generation(body) => {
+                // transformers' extension makes the block a call block: a frame of its own.
                 self.emit(Instr::GenStart);
-                self.block(body)?;
+                self.hard(|c| c.block(body))?;
                 self.emit(Instr::GenEnd);
             }
             Stmt::Autoescape { on, body } => self.autoescape_block(on, body)?,
@@ -534,7 +536,7 @@ impl<'s, 'a> Gen<'s, 'a> {
                 for (t, _) in assigns.iter().rev() {
                     self.store(t)?;
                 }
-                self.block(body)?;
+                self.hard(|c| c.block(body))?;
                 self.scopes.pop();
             }
         }
@@ -672,6 +674,8 @@ impl<'s, 'a> Gen<'s, 'a> {
         self.push_scope(&names)?;
         if let Some(cond) = filter {
             // Materialize the items that pass the filter first: loop.length counts them.
+            // The filter, the body and `else` are each a frame of their own in jinja2.
+            let soft = std::mem::take(&mut self.soft);
             self.emit(Instr::CollectStart);
             self.mark(span);
             self.emit(Instr::IterInit(NONE16));
@@ -691,6 +695,7 @@ impl<'s, 'a> Gen<'s, 'a> {
             self.patch(exit, here);
             self.emit(Instr::LoopEnd(here + 1));
             self.emit(Instr::CollectEnd);
+            self.soft = soft;
         }
         let loop_slot = self.local_slot("loop");
         if recursive {
@@ -712,7 +717,7 @@ impl<'s, 'a> Gen<'s, 'a> {
             top,
             breaks: Vec::new(),
         });
-        self.block(body)?;
+        self.hard(|c| c.block(body))?;
         self.emit(Instr::Jump(top));
         let end = self.pc();
         self.patch(exit, end);
@@ -723,7 +728,7 @@ impl<'s, 'a> Gen<'s, 'a> {
         let loop_end = self.emit(Instr::LoopEnd(0));
         self.scopes.pop();
         if let Some(body) = otherwise {
-            self.block(body)?;
+            self.hard(|c| c.block(body))?;
         }
         let after = self.pc();
         self.patch(loop_end, after);
@@ -852,7 +857,23 @@ impl<'s, 'a> Gen<'s, 'a> {
         Ok(true)
     }
 
+    /// Compiles `f` as jinja2 compiles the inside of a new frame (a loop's body, a macro, a
+    /// block whose output is captured): frames start "hard", so an unknown filter or test
+    /// there fails at compile time even inside an `if` (only `if` and conditional expressions
+    /// make their own frame soft).
+    fn hard<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, Error>) -> Result<T, Error> {
+        let soft = std::mem::take(&mut self.soft);
+        let r = f(self);
+        self.soft = soft;
+        r
+    }
+
+    /// A macro (or a call block's caller): a frame of its own, defaults included.
     fn macro_def(&mut self, m: &MacroDef<'a>) -> Result<u32, Error> {
+        self.hard(|c| c.macro_body(m))
+    }
+
+    fn macro_body(&mut self, m: &MacroDef<'a>) -> Result<u32, Error> {
         self.enter(m.span)?;
         let skip = self.emit(Instr::Jump(0));
         let id = self.p.macros.len() as u32;

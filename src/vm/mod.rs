@@ -16,7 +16,7 @@ use crate::error::{err, Error};
 use crate::limits::Limits;
 use crate::value::{Callable, Ctx, UndefInfo, Value};
 
-pub(crate) use run::run;
+pub(crate) use run::{run, run_spans};
 
 thread_local! {
     static ARENA: Cell<Option<Box<Bump>>> = const { Cell::new(None) };

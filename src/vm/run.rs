@@ -60,6 +60,9 @@ pub(super) struct Vm<'a, 'o> {
     pub(super) captures: Vec<usize>,
     pub(super) generation: Vec<(usize, usize)>,
     pub(super) gen_open: Vec<usize>,
+    /// Generation spans in code points (Python string indices) instead of bytes, with the
+    /// output's code points counted up to a committed byte offset (see [`Vm::gen_span`]).
+    pub(super) count_chars: Option<(usize, usize)>,
     pub(super) limits: &'o Limits,
     pub(super) out_start: usize,
     /// The `Iter` instruction whose exhaustion records a checkpoint (`usize::MAX`: none).
@@ -73,7 +76,7 @@ pub(super) struct Vm<'a, 'o> {
     pub(super) autoescape_saved: u64,
 }
 
-/// Runs `prog`; returns the byte ranges of `out` produced inside `{% generation %}` blocks.
+/// Runs `prog`; returns the `{% generation %}` spans in bytes (see [`run_spans`]).
 pub(crate) fn run<'a>(
     prog: &'a Program,
     ctx: &Ctx<'a>,
@@ -81,7 +84,28 @@ pub(crate) fn run<'a>(
     out: &mut String,
     limits: &Limits,
 ) -> Result<Vec<(usize, usize)>, Error> {
-    let vm = Vm::new(prog, ctx, globals, out, limits);
+    run_spans(prog, ctx, globals, out, limits, false)
+}
+
+/// Runs `prog`; returns the `{% generation %}` spans as transformers computes them, relative
+/// to where the output starts in `out`: in bytes, or in code points (Python string indices)
+/// with `chars`. A block's start is the length of the output handed out when the block
+/// ends, which leaves out any text still held in a buffer (a macro's output, a `set` or
+/// filter block's, an enclosing generation block's: jinja2 yields those only when they end);
+/// its end is that start plus the block's own length. For a block outside every buffer (the
+/// usual case) that is exactly where its text is in the output.
+pub(crate) fn run_spans<'a>(
+    prog: &'a Program,
+    ctx: &Ctx<'a>,
+    globals: &[Value<'a>],
+    out: &mut String,
+    limits: &Limits,
+    chars: bool,
+) -> Result<Vec<(usize, usize)>, Error> {
+    let mut vm = Vm::new(prog, ctx, globals, out, limits);
+    if chars {
+        vm.count_chars = Some((vm.out_start, 0));
+    }
     vm.finish(0)
 }
 
@@ -117,6 +141,7 @@ impl<'a, 'o> Vm<'a, 'o> {
             captures: Vec::new(),
             generation: Vec::new(),
             gen_open: Vec::new(),
+            count_chars: None,
             limits,
             out_start,
             watch_pc: usize::MAX,
@@ -827,13 +852,41 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::GenStart => self.gen_open.push(self.out.len()),
                 Instr::GenEnd => {
                     if let Some(s) = self.gen_open.pop() {
-                        let range = (s - self.out_start, self.out.len() - self.out_start);
-                        self.generation.push(range);
+                        let span = self.gen_span(s);
+                        self.generation.push(span);
                     }
                 }
                 Instr::Halt => return Ok(()),
             }
         }
+    }
+
+    /// The span of the generation block that started at byte `s` of the output and ends
+    /// here (see [`run_spans`]).
+    fn gen_span(&mut self, s: usize) -> (usize, usize) {
+        // Where the output handed out so far ends: the start of the outermost open buffer.
+        let macros = self.frames.get(1).map(|f| f.capture as usize);
+        let held = [
+            macros,
+            self.captures.first().copied(),
+            self.gen_open.first().copied(),
+        ];
+        let start = held.into_iter().flatten().fold(s, usize::min);
+        let text = self.out.get(s..).unwrap_or("");
+        let Some((at, chars)) = self.count_chars else {
+            let start = start - self.out_start;
+            return (start, start + text.len());
+        };
+        // Output before a buffer is never cut again, so the count so far carries on from
+        // the last such offset (they only grow; counted afresh otherwise).
+        let (from, base) = if at <= start {
+            (at, chars)
+        } else {
+            (self.out_start, 0)
+        };
+        let before = base + self.out.get(from..start).map_or(0, |t| t.chars().count());
+        self.count_chars = Some((start, before));
+        (before, before + text.chars().count())
     }
 
     /// Pops `n` values and adds them left to right, as `a + b + c` does.
