@@ -1,8 +1,7 @@
 //! Filters on single values: strings, numbers, `default`, `tojson`, `attr`, `first`/`last`.
 //! Sequence filters are in [`super::seqfilters`].
 
-use crate::error::err;
-use crate::error::ExceptionClass;
+use crate::error::{err, Error, ExceptionClass};
 use crate::value::json::opts_from_args;
 use crate::value::markup;
 use crate::value::ops;
@@ -218,6 +217,10 @@ fn indent<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -
     let s = match v {
         Value::Str(s) => s,
         Value::Undefined(_) => return Err(ops::undefined_error(&v)),
+        // jinja2 does `s += "\n"` (which extends a list) and then `s.splitlines()`.
+        Value::List(_) | Value::Json(serde_json::Value::Array(_)) => {
+            return Err(no_splitlines(&v));
+        }
         other => {
             return Err(err!(
                 Type,
@@ -380,6 +383,9 @@ pub(crate) fn title(s: &str) -> String {
 /// Undefined values.
 fn xmlattr<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
     let [autospace] = bind("xmlattr", ["autospace"], a, k)?;
+    if v.is_undefined() {
+        return Err(ops::undefined_error(&v));
+    }
     let p = super::args::pairs(ctx, &v).ok_or_else(|| {
         err!(Type, "'{}' object has no attribute 'items'", v.type_name())
             .with_class(ExceptionClass::AttributeError)
@@ -502,6 +508,16 @@ fn filesizeformat<'a>(
 
 /// `wordwrap(width=79, break_long_words=True, wrapstring='\n', break_on_hyphens=True)`:
 /// greedy wrapping of each line at whitespace (hyphens are not break points here).
+/// Python's AttributeError for `v.splitlines()` on a value that is not a string.
+fn no_splitlines(v: &Value<'_>) -> Error {
+    err!(
+        Type,
+        "'{}' object has no attribute 'splitlines'",
+        v.type_name()
+    )
+    .with_class(ExceptionClass::AttributeError)
+}
+
 fn wordwrap<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
     let [width, break_long, wrapstring, _hyphens] = bind(
         "wordwrap",
@@ -517,7 +533,13 @@ fn wordwrap<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>)
     let width = width.map_or(Ok(79), |w| int_arg(&w))?;
     let break_long = break_long.map_or(true, |b| b.is_true());
     let sep = wrapstring.map_or("\n", |w| to_str(ctx, &w));
-    let lines = splitlines(to_str(ctx, &v));
+    // jinja2 wraps each of `s.splitlines()`: a string's, or Python's error.
+    let text = match v {
+        Value::Str(s) | Value::Markup(s) => s,
+        Value::Undefined(_) => return Err(ops::undefined_error(&v)),
+        _ => return Err(no_splitlines(&v)),
+    };
+    let lines = splitlines(text);
     // textwrap refuses the width when it wraps a line (an empty text has none).
     if width <= 0 && !lines.is_empty() {
         return Err(err!(Value, "invalid width {width} (must be > 0)"));

@@ -5,8 +5,7 @@ use std::collections::HashMap;
 
 use num_bigint::BigInt;
 
-use crate::error::ExceptionClass;
-use crate::error::{err, Error, ErrorKind};
+use crate::error::{err, Error, ErrorKind, ExceptionClass};
 use crate::value::methods::{CYCLER_ITEMS, CYCLER_POS, JOINER_SEP, JOINER_USED};
 use crate::value::ops;
 use crate::value::{Ctx, Global, IterKind, Namespace, VResult, Value};

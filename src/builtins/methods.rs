@@ -2,8 +2,7 @@
 //! methods of [`super::strmethods`]). Mutators exist, so that they shadow keys, but the
 //! immutable sandbox refuses to call them.
 
-use crate::error::ExceptionClass;
-use crate::error::{err, Error};
+use crate::error::{err, Error, ExceptionClass};
 use crate::value::ops;
 use crate::value::{Ctx, IterKind, VResult, Value};
 

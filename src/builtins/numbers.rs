@@ -3,8 +3,7 @@
 
 use num_bigint::BigInt;
 
-use crate::error::err;
-use crate::error::ExceptionClass;
+use crate::error::{err, ExceptionClass};
 use crate::value::bigint::{self, MAX_STR_DIGITS};
 use crate::value::format::{as_float, as_int};
 use crate::value::ops;
@@ -215,6 +214,10 @@ pub(crate) fn round_filter<'a>(
         )
     };
     if method != "common" {
+        // jinja2 computes `value * 10 ** precision` first: an undefined value fails there.
+        if v.is_undefined() {
+            return Err(crate::value::ops::undefined_error(&v));
+        }
         let x = as_float(&v).ok_or_else(not_round)?;
         let m = pow10(p);
         let y = if method == "ceil" {

@@ -2,8 +2,7 @@
 //! `join`, `sort`, `dictsort`, `unique`, `min`/`max`, `sum`, `reverse`, `batch`, `slice`,
 //! `groupby`. Where jinja2 returns a generator, so do these (`IterKind::Generator`, named by [`Gen`]).
 
-use crate::error::ExceptionClass;
-use crate::error::{err, Error, ErrorKind};
+use crate::error::{err, Error, ErrorKind, ExceptionClass};
 use crate::value::ops::{self, BinOp, CmpOp};
 use crate::value::{Ctx, Gen, IterKind, VResult, Value};
 

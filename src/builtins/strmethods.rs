@@ -1,7 +1,6 @@
 //! Python `str` methods, indexing by code point as Python does.
 
-use crate::error::ExceptionClass;
-use crate::error::{err, Error};
+use crate::error::{err, Error, ExceptionClass};
 use crate::value::ops;
 use crate::value::{Ctx, VResult, Value};
 use std::borrow::Cow;

@@ -70,12 +70,15 @@ pub(super) fn lookup(name: &str) -> Option<TestFn> {
         "<=" | "le" => |_, v, a| ops::compare(CmpOp::Le, &v, &arity(a, 1)?),
         ">" | "gt" | "greaterthan" => |_, v, a| ops::compare(CmpOp::Gt, &v, &arity(a, 1)?),
         ">=" | "ge" => |_, v, a| ops::compare(CmpOp::Ge, &v, &arity(a, 1)?),
+        // `value in environment.filters`: an unhashable value is Python's TypeError.
         "filter" => |_, v, a| {
             arity(a, 0)?;
+            super::check_hashable(&v)?;
             Ok(matches!(v, Value::Str(n) if super::filter(n).is_some()))
         },
         "test" => |_, v, a| {
             arity(a, 0)?;
+            super::check_hashable(&v)?;
             Ok(matches!(v, Value::Str(n) if lookup(n).is_some()))
         },
         _ => return None,

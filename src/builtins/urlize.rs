@@ -5,8 +5,7 @@
 //! environment's `urlize.rel` policy) plus any `rel` given and `nofollow`. Python's regular
 //! expressions are matched by hand here, with their Unicode `\w`, `\s` and `\d`.
 
-use crate::error::ExceptionClass;
-use crate::error::{err, Error};
+use crate::error::{err, Error, ExceptionClass};
 use crate::value::markup::escape_into;
 use crate::value::ops;
 use crate::value::{Ctx, VResult, Value};

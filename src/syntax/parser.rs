@@ -1224,6 +1224,10 @@ impl<'a> Parser<'a> {
         }
         let args = if self.is_op(Op::LParen) {
             self.args()?
+        } else if self.is_name("is") {
+            // `x is a is b`: jinja2 refuses a test name followed by another `is`.
+            return Err(err!(Syntax, "You cannot chain multiple tests with is")
+                .with_offset(self.src, self.span().start as usize));
         } else if self.test_arg_follows() {
             let arg = self.primary()?;
             let arg = self.postfix(arg)?;

@@ -1,8 +1,7 @@
 //! Python's `str.format(*args, **kwargs)`: replacement fields, their conversions and their
 //! format specs.
 
-use crate::error::ExceptionClass;
-use crate::error::{err, Error};
+use crate::error::{err, Error, ExceptionClass};
 use crate::value::fmt::{write_repr, write_str};
 use crate::value::ops;
 use crate::value::{Ctx, Kwargs, Value};

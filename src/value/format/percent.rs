@@ -1,7 +1,6 @@
 //! Python's printf-style formatting: `fmt % args`.
 
-use crate::error::ExceptionClass;
-use crate::error::{err, Error};
+use crate::error::{err, Error, ExceptionClass};
 use crate::value::bigint;
 use crate::value::fmt::{write_repr, write_str};
 use crate::value::ops::{int_arg, pairs};
@@ -21,7 +20,12 @@ pub(crate) fn percent<'a>(
         _ => (std::slice::from_ref(ctx.arena.alloc(args)), true),
     };
     let mapping = pairs(ctx, &args);
-    let lenient = matches!(args, Value::Dict(_) | Value::Json(_) | Value::List(_));
+    // Python skips the "not all arguments converted" check for an argument it can subscript
+    // (a dict, a list, jinja2's Undefined), other than a tuple or a string.
+    let lenient = matches!(
+        args,
+        Value::Dict(_) | Value::Json(_) | Value::List(_) | Value::Undefined(_)
+    );
     let mut next = 0usize;
     let take = |next: &mut usize| -> Result<Value<'a>, Error> {
         let v = list

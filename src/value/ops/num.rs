@@ -6,8 +6,7 @@ use std::cmp::Ordering;
 
 use num_bigint::{BigInt, Sign};
 
-use crate::error::ExceptionClass;
-use crate::error::{err, Error};
+use crate::error::{err, Error, ExceptionClass};
 use crate::value::bigint::{self, Big};
 use crate::value::{Ctx, VResult, Value};
 
@@ -220,7 +219,8 @@ pub(super) fn float_pow(v: f64, w: f64) -> Result<f64, Error> {
     }
     if v == 0.0 {
         if w < 0.0 {
-            return Err(err!(Value, "0.0 cannot be raised to a negative power"));
+            return Err(err!(Value, "0.0 cannot be raised to a negative power")
+                .with_class(ExceptionClass::ZeroDivisionError));
         }
         return Ok(if is_odd_integer(w) { v } else { 0.0 });
     }
@@ -288,7 +288,8 @@ pub(super) fn small_binop<'a>(ctx: &Ctx<'a>, op: BinOp, x: i128, y: i128) -> Opt
         BinOp::Pow => {
             if y < 0 {
                 if x == 0 {
-                    return Some(Err(err!(Value, "0.0 cannot be raised to a negative power")));
+                    return Some(Err(err!(Value, "0.0 cannot be raised to a negative power")
+                        .with_class(ExceptionClass::ZeroDivisionError)));
                 }
                 return Some(float_pow(x as f64, y as f64).map(Value::Float));
             }
@@ -340,7 +341,8 @@ pub(super) fn big_binop<'a>(ctx: &Ctx<'a>, op: BinOp, x: BigInt, y: BigInt) -> V
         BinOp::Pow => {
             if y.sign() == Sign::Minus {
                 if zero(&x) {
-                    return Err(err!(Value, "0.0 cannot be raised to a negative power"));
+                    return Err(err!(Value, "0.0 cannot be raised to a negative power")
+                        .with_class(ExceptionClass::ZeroDivisionError));
                 }
                 let (v, w) = (bigint::to_f64(&x)?, bigint::to_f64(&y)?);
                 return Ok(Value::Float(float_pow(v, w)?));
@@ -400,7 +402,9 @@ pub(super) fn num_binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Num<'a>, b: Num<'a>) ->
         }
         BinOp::Mod => {
             if y == 0.0 {
-                return Err(err!(Value, "float modulo"));
+                return Err(
+                    err!(Value, "float modulo").with_class(ExceptionClass::ZeroDivisionError)
+                );
             }
             float_divmod(x, y).1
         }
