@@ -22,6 +22,8 @@ pub enum ErrorKind {
     /// Another runtime error of the template (jinja2 `TemplateRuntimeError`), e.g. assigning an
     /// attribute of something that is not a namespace.
     Runtime,
+    /// Division or modulo by zero, or zero to a negative power (Python `ZeroDivisionError`).
+    ZeroDivision,
     /// A number or a range was too large (Python `OverflowError`, `range` over 100000 items,
     /// integers beyond 100k decimal digits).
     Overflow,
@@ -168,6 +170,7 @@ impl Error {
             ErrorKind::Raised => "",
             ErrorKind::Runtime => "runtime error: ",
             ErrorKind::Overflow => "overflow: ",
+            ErrorKind::ZeroDivision => "zero division: ",
             ErrorKind::Unknown => "unknown: ",
             ErrorKind::Limit(_) => "limit reached: ",
             ErrorKind::Input => "invalid input: ",

@@ -23,6 +23,7 @@ from ._errors import (
     TemplateTypeError,
     TemplateUndefinedError,
     TemplateValueError,
+    TemplateZeroDivisionError,
 )
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "TemplateTypeError",
     "TemplateUndefinedError",
     "TemplateValueError",
+    "TemplateZeroDivisionError",
     "formats",
     "patch_transformers",
     "plain_data",

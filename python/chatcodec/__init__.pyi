@@ -13,6 +13,7 @@ from ._errors import (
     TemplateTypeError as TemplateTypeError,
     TemplateUndefinedError as TemplateUndefinedError,
     TemplateValueError as TemplateValueError,
+    TemplateZeroDivisionError as TemplateZeroDivisionError,
 )
 
 def patch_transformers() -> None: ...

@@ -2,8 +2,8 @@
 
 `TemplateError` subclasses `jinja2.TemplateError` when jinja2 is importable, so code written
 for transformers' renderer (`except jinja2.TemplateError:`) keeps working; the errors Python
-itself would raise inside a template also subclass `TypeError`, `ValueError` or
-`OverflowError`, as jinja2 lets those through.
+itself would raise inside a template also subclass `TypeError`, `ValueError`,
+`OverflowError` or `ZeroDivisionError`, as jinja2 lets those through.
 """
 
 try:  # pragma: no cover - depends on the environment
@@ -48,3 +48,7 @@ class TemplateValueError(TemplateError, ValueError):
 
 class TemplateOverflowError(TemplateError, OverflowError):
     """A number was too large (Python's OverflowError)."""
+
+
+class TemplateZeroDivisionError(TemplateError, ZeroDivisionError):
+    """Division or modulo by zero (Python's ZeroDivisionError)."""

@@ -41,6 +41,7 @@ fn py_error(py: Python<'_>, e: &Error, compiling: bool) -> PyErr {
         ErrorKind::Type | ErrorKind::Input => "TemplateTypeError",
         ErrorKind::Value => "TemplateValueError",
         ErrorKind::Overflow => "TemplateOverflowError",
+        ErrorKind::ZeroDivision => "TemplateZeroDivisionError",
         ErrorKind::Security => "TemplateSecurityError",
         ErrorKind::Undefined => "TemplateUndefinedError",
         _ => "TemplateError",

@@ -44,7 +44,7 @@ def kind(exc):
         return "UndefinedError"
     if isinstance(exc, (jinja2.exceptions.SecurityError, chatcodec.TemplateSecurityError)):
         return "SecurityError"
-    for cls in (RecursionError, OverflowError, TypeError, ValueError, KeyError, IndexError, AttributeError):
+    for cls in (RecursionError, OverflowError, ZeroDivisionError, TypeError, ValueError, KeyError, IndexError, AttributeError):
         if isinstance(exc, cls):
             return cls.__name__
     if isinstance(exc, jinja2.TemplateError):
@@ -615,6 +615,20 @@ for name, value in {
 ARITH = "{% for m in messages %}{% set x = m.content %}{{ x * 2 }}|{{ x + 1 }}|{{ x // 3 }}|{{ x % 7 }}|{{ -x }}|{{ x | abs }}|{{ x | int }}|{{ x | float }}|{{ x | round(2) }}|{{ x > 1 }}\n{% endfor %}"
 for name, value in {"1e100": 1e100, "nan": math.nan, "inf": math.inf, "2**70": 2**70, "-7": -7, "2.5": 2.5, "1e-7": 1e-7}.items():
     add("numbers and text", f"arithmetic {name}", ARITH, [[{"role": "user", "content": value}]])
+
+# Division by zero raises Python's ZeroDivisionError (neither a ValueError nor a TypeError).
+for name, template in {
+    "int floor division": "{{ g // 0 }}",
+    "int modulo": "{{ g % 0 }}",
+    "int true division": "{{ g / 0 }}",
+    "float division": "{{ (g * 1.0) / 0 }}",
+    "float floor division": "{{ (g * 1.0) // 0.0 }}",
+    "float modulo": "{{ (g * 1.0) % 0 }}",
+    "big int modulo": "{{ (g * 2 ** 200) % 0 }}",
+    "zero to a negative power": "{{ 0.0 ** -g }}",
+    "slice filter of zero": "{{ [1, 2] | slice(0) | list }}",
+}.items():
+    add("numbers and text", f"zero division: {name}", template, [[U]], g=5)
 
 # Template globals transformers' tests use.
 add("globals", "raise_exception", "{{ raise_exception('no ' + messages[0].role) }}", [[U]])
