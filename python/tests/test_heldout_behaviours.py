@@ -630,6 +630,16 @@ for name, template in {
 }.items():
     add("numbers and text", f"zero division: {name}", template, [[U]], g=5)
 
+# Case mappings Python's str methods and jinja2's filters make (title case is not upper case
+# for ß, ligatures, digraphs and Greek with the iota subscript; a capital sigma lowers to ς
+# at the end of a word).
+CASES_TEXT = "ßtraße ﬁsh ǆemal ǅemal ᾳσ ᾈa ΣΑΣ ΟΔΟΣ. Σ'Σ ΑΣ̈ x ЀΣ-σΣ (ΣΣ)"
+for method in ("title()", "capitalize()", "swapcase()", "lower()", "upper()", "istitle()", "casefold()"):
+    add("case mapping", f"str.{method}", "{{ g.%s }}|{{ ('x ' ~ g).%s }}" % (method, method), [[U]], g=CASES_TEXT)
+for flt in ("title", "capitalize", "lower", "upper"):
+    add("case mapping", f"{flt} filter", "{{ g | %s }}" % flt, [[U]], g=CASES_TEXT)
+add("case mapping", "istitle of title-case letters", "{{ 'ǅemal'.istitle() }}{{ 'ᾈa'.istitle() }}{{ 'Aǅ'.istitle() }}", [[U]])
+
 # Template globals transformers' tests use.
 add("globals", "raise_exception", "{{ raise_exception('no ' + messages[0].role) }}", [[U]])
 add("globals", "raise_exception without argument", "{{ raise_exception() }}", [[U]])

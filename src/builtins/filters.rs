@@ -362,15 +362,18 @@ pub(crate) fn title(s: &str) -> String {
         c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || super::args::is_py_space(c)
     };
     let mut out = String::with_capacity(s.len());
-    let mut prev_sep: Option<bool> = None;
-    for c in s.chars() {
-        let sep = is_sep(c);
-        if prev_sep != Some(sep) {
-            out.extend(c.to_uppercase());
-        } else {
-            out.extend(c.to_lowercase());
-        }
-        prev_sep = Some(sep);
+    // Each run of separators or of other characters is `item[0].upper() + item[1:].lower()`:
+    // the rest lowered as one string (a capital sigma by its context there).
+    let mut rest = s;
+    while let Some(first) = rest.chars().next() {
+        let sep = is_sep(first);
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| is_sep(c) != sep)
+            .map_or(rest.len(), |(i, _)| i);
+        out.extend(first.to_uppercase());
+        out.push_str(&rest[first.len_utf8()..end].to_lowercase());
+        rest = &rest[end..];
     }
     out
 }
