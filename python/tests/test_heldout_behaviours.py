@@ -640,6 +640,14 @@ for flt in ("title", "capitalize", "lower", "upper"):
     add("case mapping", f"{flt} filter", "{{ g | %s }}" % flt, [[U]], g=CASES_TEXT)
 add("case mapping", "istitle of title-case letters", "{{ 'ǅemal'.istitle() }}{{ 'ᾈa'.istitle() }}{{ 'Aǅ'.istitle() }}", [[U]])
 
+# wordwrap is Python's textwrap: words broken at hyphens and em-dashes, long words cut to
+# fill the line, whitespace inside a line kept, only ASCII whitespace separating words.
+WRAP_TEXT = "Grüße aus Zürich -- heute well-known e-mail co-op-ed a---b\tTab  two  spaces\u00a0nbsp supercalifragilistic\nnext line 😀😀😀😀😀😀"
+for width in (1, 5, 7, 12, 79):
+    add("wordwrap", f"width {width}", "{{ g | wordwrap(%d) }}|{{ g | wordwrap(%d, false) }}|{{ g | wordwrap(%d, true, '/', false) }}" % (width, width, width), [[U]], g=WRAP_TEXT)
+add("wordwrap", "zero width", "{{ g | wordwrap(0) }}", [[U]], g="a b")
+add("wordwrap", "zero width, empty text", "[{{ '' | wordwrap(0) }}]", [[U]])
+
 # Template globals transformers' tests use.
 add("globals", "raise_exception", "{{ raise_exception('no ' + messages[0].role) }}", [[U]])
 add("globals", "raise_exception without argument", "{{ raise_exception() }}", [[U]])

@@ -673,7 +673,7 @@ pub(crate) fn push_title(out: &mut String, c: char) {
 /// Python's `str.isdigit` (`decimal = false`) or `str.isdecimal`, approximately: numeric
 /// characters except fractions and Roman numerals, and for `isdecimal` also except
 /// superscripts and circled digits.
-fn is_digit(c: char, decimal: bool) -> bool {
+pub(crate) fn is_digit(c: char, decimal: bool) -> bool {
     if !c.is_numeric() {
         return false;
     }
