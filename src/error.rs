@@ -22,6 +22,8 @@ pub enum ErrorKind {
     /// Another runtime error of the template (jinja2 `TemplateRuntimeError`), e.g. assigning an
     /// attribute of something that is not a namespace.
     Runtime,
+    /// Division or modulo by zero, or zero to a negative power (Python `ZeroDivisionError`).
+    ZeroDivision,
     /// A number or a range was too large (Python `OverflowError`, `range` over 100000 items,
     /// integers beyond 100k decimal digits).
     Overflow,
@@ -144,6 +146,7 @@ impl ExceptionClass {
             ErrorKind::Raised => ExceptionClass::TemplateError,
             ErrorKind::Runtime | ErrorKind::Unknown => ExceptionClass::TemplateRuntimeError,
             ErrorKind::Overflow => ExceptionClass::OverflowError,
+            ErrorKind::ZeroDivision => ExceptionClass::ZeroDivisionError,
             ErrorKind::Limit(Limit::Depth | Limit::Nesting) => ExceptionClass::RecursionError,
             ErrorKind::Limit(Limit::Output) => ExceptionClass::MemoryError,
             ErrorKind::Limit(Limit::Fuel | Limit::Source) => ExceptionClass::TemplateError,
@@ -274,6 +277,7 @@ impl Error {
             ErrorKind::Raised => "",
             ErrorKind::Runtime => "runtime error: ",
             ErrorKind::Overflow => "overflow: ",
+            ErrorKind::ZeroDivision => "zero division: ",
             ErrorKind::Unknown => "unknown: ",
             ErrorKind::Limit(_) => "limit reached: ",
             ErrorKind::Input => "invalid input: ",

@@ -348,7 +348,7 @@ fn runtime_error_points_at_the_failing_expression_not_the_first() {
     // third tag.
     let src = "{{ 1 }} {{ 2 }} {{ 1 // 0 }}";
     let e = render_err(src, &vars());
-    assert_eq!(e.kind(), ErrorKind::Value);
+    assert_eq!(e.kind(), ErrorKind::ZeroDivision);
     assert_eq!(e.message(), "integer division or modulo by zero");
     let (line, col) = e.location().expect("location");
     assert_eq!(line, 1);

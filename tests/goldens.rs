@@ -211,7 +211,7 @@ fn kind_matches(python: &str, ours: &str) -> bool {
         "TemplateError" => &["Raised"],
         "TemplateRuntimeError" => &["Runtime", "Unknown"],
         "OverflowError" => &["Overflow"],
-        "ZeroDivisionError" => &["Value", "Type"],
+        "ZeroDivisionError" => &["ZeroDivision", "Type"],
         _ => return true,
     };
     expected.contains(&ours)

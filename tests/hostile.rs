@@ -582,7 +582,7 @@ const FILES: &[(&str, Expect)] = &[
         Expect::Text("170141183460469231731687303715884105728"),
     ),
     ("float_inf", Expect::Err("Overflow")),
-    ("div_zero", Expect::Err("Value")),
+    ("div_zero", Expect::Err("ZeroDivision")),
     ("tojson_huge_indent", Expect::Err("Overflow")),
     ("slice_huge_step", Expect::Text("a")),
     // Bad arguments.

@@ -58,6 +58,11 @@ pub(crate) fn messages<'a, 'py>(
     let converted = conv.convert(obj).map_err(|e| e.into_pyerr(&root()))?;
     match converted.items() {
         Some(_) => Ok(converted),
+        // transformers iterates the conversation into a new list: an empty string or dict
+        // has no message to refuse and renders as an empty conversation.
+        None if (converted.is_str() || converted.is_dict()) && !converted.is_true() => {
+            Ok(Val::empty_list())
+        }
         None => Err(PyTypeError::new_err(format!(
             "{}: a conversation must be a list of messages, got {}",
             root(),

@@ -44,7 +44,7 @@ def kind(exc):
         return "UndefinedError"
     if isinstance(exc, (jinja2.exceptions.SecurityError, chatcodec.TemplateSecurityError)):
         return "SecurityError"
-    for cls in (RecursionError, OverflowError, TypeError, ValueError, KeyError, IndexError, AttributeError):
+    for cls in (RecursionError, OverflowError, ZeroDivisionError, TypeError, ValueError, KeyError, IndexError, AttributeError):
         if isinstance(exc, cls):
             return cls.__name__
     if isinstance(exc, jinja2.TemplateError):
@@ -289,6 +289,9 @@ add("shapes", "str message", SHOW, [["hello"]])
 add("shapes", "None message", SHOW, [[U, None]])
 add("shapes", "int message", SHOW, [[1]])
 add("shapes", "dict as conversation", SHOW, [{"role": "user", "content": "x"}])
+add("shapes", "empty str as conversation", SHOW, [""])
+add("shapes", "empty dict as conversation", SHOW, [{}])
+add("shapes", "empty tuple as conversation", SHOW, [()])
 add("shapes", "str as conversation", SHOW, ["hi"])
 add("shapes", "messages concatenated with a list", "{{ (messages + [{'role': 'x'}]) | length }}", [(U, A)])
 add("shapes", "messages sliced", "{{ messages[1:] }}{{ messages[::-1] | list }}", [(U, A, S)])
@@ -615,6 +618,126 @@ for name, value in {
 ARITH = "{% for m in messages %}{% set x = m.content %}{{ x * 2 }}|{{ x + 1 }}|{{ x // 3 }}|{{ x % 7 }}|{{ -x }}|{{ x | abs }}|{{ x | int }}|{{ x | float }}|{{ x | round(2) }}|{{ x > 1 }}\n{% endfor %}"
 for name, value in {"1e100": 1e100, "nan": math.nan, "inf": math.inf, "2**70": 2**70, "-7": -7, "2.5": 2.5, "1e-7": 1e-7}.items():
     add("numbers and text", f"arithmetic {name}", ARITH, [[{"role": "user", "content": value}]])
+
+# Division by zero raises Python's ZeroDivisionError (neither a ValueError nor a TypeError).
+for name, template in {
+    "int floor division": "{{ g // 0 }}",
+    "int modulo": "{{ g % 0 }}",
+    "int true division": "{{ g / 0 }}",
+    "float division": "{{ (g * 1.0) / 0 }}",
+    "float floor division": "{{ (g * 1.0) // 0.0 }}",
+    "float modulo": "{{ (g * 1.0) % 0 }}",
+    "big int modulo": "{{ (g * 2 ** 200) % 0 }}",
+    "zero to a negative power": "{{ 0.0 ** -g }}",
+    "slice filter of zero": "{{ [1, 2] | slice(0) | list }}",
+}.items():
+    add("numbers and text", f"zero division: {name}", template, [[U]], g=5)
+
+# Case mappings Python's str methods and jinja2's filters make (title case is not upper case
+# for ß, ligatures, digraphs and Greek with the iota subscript; a capital sigma lowers to ς
+# at the end of a word).
+CASES_TEXT = "ßtraße ﬁsh ǆemal ǅemal ᾳσ ᾈa ΣΑΣ ΟΔΟΣ. Σ'Σ ΑΣ̈ x ЀΣ-σΣ (ΣΣ)"
+for method in ("title()", "capitalize()", "swapcase()", "lower()", "upper()", "istitle()", "casefold()"):
+    add("case mapping", f"str.{method}", "{{ g.%s }}|{{ ('x ' ~ g).%s }}" % (method, method), [[U]], g=CASES_TEXT)
+for flt in ("title", "capitalize", "lower", "upper"):
+    add("case mapping", f"{flt} filter", "{{ g | %s }}" % flt, [[U]], g=CASES_TEXT)
+add("case mapping", "istitle of title-case letters", "{{ 'ǅemal'.istitle() }}{{ 'ᾈa'.istitle() }}{{ 'Aǅ'.istitle() }}", [[U]])
+
+# wordwrap is Python's textwrap: words broken at hyphens and em-dashes, long words cut to
+# fill the line, whitespace inside a line kept, only ASCII whitespace separating words.
+WRAP_TEXT = "Grüße aus Zürich -- heute well-known e-mail co-op-ed a---b\tTab  two  spaces\u00a0nbsp supercalifragilistic\nnext line 😀😀😀😀😀😀"
+for width in (1, 5, 7, 12, 79):
+    add("wordwrap", f"width {width}", "{{ g | wordwrap(%d) }}|{{ g | wordwrap(%d, false) }}|{{ g | wordwrap(%d, true, '/', false) }}" % (width, width, width), [[U]], g=WRAP_TEXT)
+add("wordwrap", "zero width", "{{ g | wordwrap(0) }}", [[U]], g="a b")
+add("wordwrap", "zero width, empty text", "[{{ '' | wordwrap(0) }}]", [[U]])
+
+# Builtins templates use, on odd inputs (filters, tests, methods, loop helpers, sandboxed
+# mutators, autoescape).
+BUILTIN_CASES = [
+ ("join non-str", "{{ g | join(', ') }}", {"g": [1, None, 2.5, True, [1], {"a": 1}]}),
+ ("join attribute", "{{ g | join(',', attribute='a') }}", {"g": [{"a": 1}, {"a": "x"}]}),
+ ("default bool", "{{ g | default('d') }}|{{ g | default('d', true) }}|{{ none_here | default('x') }}", {"g": ""}),
+ ("string none", "{{ g | string }}|{{ g | lower }}", {"g": None}),
+ ("list of dict", "{{ g | list }}|{{ g | first }}|{{ g | last }}", {"g": {"b": 1, "a": 2}}),
+ ("list of str", "{{ g | list }}|{{ g | first }}|{{ g | last }}|{{ g | reverse | list }}", {"g": "héllo"}),
+ ("int of huge float", "{{ g | int }}|{{ g | float }}", {"g": 1e300}),
+ ("int of nan", "{{ g | int }}", {"g": math.nan}),
+ ("int of inf", "{{ g | int }}", {"g": math.inf}),
+ ("round nan", "{{ g | round }}", {"g": math.nan}),
+ ("loop cycle", "{% for x in g %}{{ loop.cycle('a', 'b') }}{{ loop.revindex }}{{ loop.previtem }}{{ loop.nextitem }}{{ loop.changed(x) }}{% endfor %}", {"g": [1, 1, 2]}),
+ ("selectattr defined", "{{ g | selectattr('a', 'defined') | list }}|{{ g | rejectattr('a') | list }}", {"g": [{"a": 0}, {}, {"a": 1}]}),
+ ("selectattr none", "{{ g | selectattr('a', 'none') | list }}", {"g": [{"a": None}, {"a": 1}]}),
+ ("map default", "{{ g | map(attribute='a', default='z') | list }}", {"g": [{"a": 0}, {}]}),
+ ("map filter args", "{{ g | map('replace', 'a', 'b') | list }}", {"g": ["aa", "ca"]}),
+ ("sort attribute", "{{ g | sort(attribute='a,b') | list }}", {"g": [{"a": 2, "b": 1}, {"a": 1, "b": 2}, {"a": 1, "b": 1}]}),
+ ("sort mixed types", "{{ g | sort }}", {"g": [1, "a"]}),
+ ("sort case", "{{ g | sort }}|{{ g | sort(case_sensitive=true) }}", {"g": ["b", "A", "a", "B"]}),
+ ("max attribute", "{{ g | max(attribute='a') }}", {"g": [{"a": 1}, {"a": 3}]}),
+ ("tojson markup", "{{ g | tojson }}", {"g": "<script>&'"}),
+ ("items on list", "{{ g.items() }}", {"g": [1]}),
+ ("get default", "{{ g.get('x', 5) }}|{{ g.get('a') }}|{{ g.keys() | list }}|{{ g.values() | list }}", {"g": {"a": 1}}),
+ ("in operators", "{{ 'a' in g }}|{{ 1 in g }}|{{ none in g }}", {"g": {"a": 1, 1: 2}}),
+ ("in list of dicts", "{{ {'a': 1} in g }}", {"g": [{"a": 1}]}),
+ ("string concat number", "{{ 'a' + g }}", {"g": 1}),
+ ("tilde", "{{ g ~ 1 ~ none ~ true ~ [1] }}", {"g": "x"}),
+ ("mul str", "{{ 'ab' * g }}|{{ g * [1] }}", {"g": 3}),
+ ("neg mul str", "{{ 'ab' * -1 }}", {}),
+ ("compare str int", "{{ 'a' < 1 }}", {}),
+ ("eq int float", "{{ 1 == 1.0 }}{{ true == 1 }}{{ none == false }}", {}),
+ ("slice step", "{{ g[::2] }}{{ g[::-1] }}{{ g[10:] }}{{ g[-100:2] }}", {"g": "abcdé"}),
+ ("index oob", "{{ g[10] }}", {"g": [1]}),
+ ("dict index missing", "[{{ g['zz'] }}]", {"g": {"a": 1}}),
+ ("attr of int", "[{{ g.real }}][{{ g.imag }}]", {"g": 3}),
+ ("str methods chain", "{{ g.strip().split(',')|map('trim')|join('|') }}", {"g": " a, b ,c "}),
+ ("startswith tuple", "{{ g.startswith(('x', 'h')) }}{{ g.endswith('o', 0, 2) }}", {"g": "hello"}),
+ ("format map", "{{ '{a}-{b}'.format(a=1, b='x') }}{{ '%(a)s' % g }}", {"g": {"a": 1}}),
+ ("percent tuple", "{{ '%s-%s' % (1, 'x') }}{{ '%5.1f%%' % 3.14159 }}", {}),
+ ("count overlap", "{{ 'aaaa'.count('aa') }}{{ 'abc'.find('') }}{{ 'abc'.rfind('c', -1) }}", {}),
+ ("isinstance tests", "{{ g is iterable }}{{ g is mapping }}{{ g is sequence }}{{ g is string }}{{ g is callable }}", {"g": (1, 2)}),
+ ("tests numbers", "{{ 3 is odd }}{{ 4 is even }}{{ 9 is divisibleby 3 }}{{ 3.0 is integer }}{{ true is integer }}{{ true is number }}{{ true is boolean }}", {}),
+ ("test eq", "{{ g is eq 1 }}{{ g is ne 2 }}{{ g is gt 0 }}{{ g is sameas 1 }}{{ none is none }}", {"g": 1}),
+ ("test in", "{{ 'a' is in 'abc' }}{{ 1 is in [1] }}", {}),
+ ("test lower upper", "{{ 'ab' is lower }}{{ 'AB' is upper }}{{ '' is lower }}", {}),
+ ("namespace in loop", "{% set ns = namespace(x=[]) %}{% for m in messages %}{% set ns.x = ns.x + [m.role] %}{% endfor %}{{ ns.x }}{{ ns }}", {}),
+ ("set in loop scope", "{% set x = 1 %}{% for m in messages %}{% set x = 2 %}{% endfor %}{{ x }}", {}),
+ ("macro varargs", "{% macro f(a, b=2) %}{{ a }}{{ b }}{{ varargs }}{{ kwargs }}{% endmacro %}{{ f(1, 2, 3, c=4) }}", {}),
+ ("macro caller args", "{% macro f() %}{{ caller(1) }}{% endmacro %}{% call(x) f() %}[{{ x }}]{% endcall %}", {}),
+ ("filter block upper", "{% filter upper %}héllo{% endfilter %}", {}),
+ ("dict literal order", "{{ {'b': 1, 'a': 2} }}{{ dict(b=1, a=2) }}{{ {'a': 1, 'a': 2} }}", {}),
+ ("list methods", "{{ g.index(2) }}{{ g.count(1) }}", {"g": [1, 2, 1]}),
+ ("append sandbox", "{{ g.append(1) }}", {"g": [1]}),
+ ("update sandbox", "{{ g.update({'a': 1}) }}", {"g": {}}),
+ ("pop sandbox", "{{ g.pop() }}", {"g": [1]}),
+ ("strftime weird", "{{ strftime_now('%Y-%m-%d %%') | length }}", {}),
+ ("range big", "{{ range(10) | list }}{{ range(0, 10, 3) | list }}{{ range(5, 0, -2) | list }}", {}),
+ ("range huge", "{{ range(200000) | length }}", {}),
+ ("lipsum", "{{ lipsum is defined }}{{ cycler is defined }}{{ joiner is defined }}", {}),
+ ("cycler", "{% set c = cycler('a', 'b') %}{{ c.next() }}{{ c.next() }}{{ c.next() }}{{ c.current }}", {}),
+ ("joiner", "{% set j = joiner('|') %}{{ j() }}a{{ j() }}b", {}),
+ ("abs neg zero", "{{ -0.0 | abs }}{{ g | abs }}", {"g": -(2**70)}),
+ ("filesizeformat", "{{ 1000 | filesizeformat }}|{{ 1024 | filesizeformat(true) }}|{{ 1e15 | filesizeformat }}", {}),
+ ("indent", "{{ g | indent(2) }}|{{ g | indent(2, true) }}|{{ g | indent('> ', blank=true) }}", {"g": "a\n\nb\n"}),
+ ("center filter", "{{ 'ab' | center(7) }}|", {}),
+ ("format filter", "{{ '%s=%d' | format('a', 3) }}", {}),
+ ("pprint", "{{ g | pprint }}", {"g": {"b": [1, 2], "a": "x" * 90}}),
+ ("urlize", "{{ 'see http://x.com/a?b=1 now' | urlize }}", {}),
+ ("items dictsort mixed", "{{ g | dictsort }}", {"g": {"b": 1, "A": 2}}),
+ ("xmlattr", "{{ {'class': 'a b', 'x': none, 'y': '<'} | xmlattr }}", {}),
+ ("random/shuffle absent", "{{ [1] | random }}", {}),
+ ("attr filter", "{{ g | attr('a') }}|{{ g | attr('items') is defined }}", {"g": {"a": 1}}),
+ ("batch fill", "{{ [1,2,3] | batch(2) | list }}", {}),
+ ("unique attribute", "{{ g | unique(attribute='a') | list }}", {"g": [{"a": 1}, {"a": 1}, {"a": 2}]}),
+ ("groupby default", "{% for k, v in g | groupby('a', default='z') %}{{ k }}{{ v | length }}{% endfor %}", {"g": [{"a": 1}, {}]}),
+ ("sum attribute start", "{{ g | sum(attribute='a', start=10) }}", {"g": [{"a": 1}, {"a": 2}]}),
+ ("count filter", "{{ g | count }}{{ g | length }}", {"g": {"a": 1}}),
+ ("wordcount empty", "{{ '' | wordcount }}", {}),
+ ("trim chars", "{{ 'xxaxx' | trim('x') }}", {}),
+ ("striptags", "{{ '<b>a</b>  <!-- c -->b &amp; c' | striptags }}", {}),
+ ("safe escape concat", "{{ ('<a>' | safe) ~ '<b>' }}{{ ('<a>' | escape) ~ '<b>' }}", {}),
+ ("autoescape block", "{% autoescape true %}{{ '<x>' }}{{ '<y>' | safe }}{% endautoescape %}", {}),
+]
+for name, template, kwargs in BUILTIN_CASES:
+    add("template builtins", name, template, [[U]], **kwargs)
 
 # Template globals transformers' tests use.
 add("globals", "raise_exception", "{{ raise_exception('no ' + messages[0].role) }}", [[U]])

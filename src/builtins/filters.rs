@@ -366,15 +366,18 @@ pub(crate) fn title(s: &str) -> String {
         c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || super::args::is_py_space(c)
     };
     let mut out = String::with_capacity(s.len());
-    let mut prev_sep: Option<bool> = None;
-    for c in s.chars() {
-        let sep = is_sep(c);
-        if prev_sep != Some(sep) {
-            out.extend(c.to_uppercase());
-        } else {
-            out.extend(c.to_lowercase());
-        }
-        prev_sep = Some(sep);
+    // Each run of separators or of other characters is `item[0].upper() + item[1:].lower()`:
+    // the rest lowered as one string (a capital sigma by its context there).
+    let mut rest = s;
+    while let Some(first) = rest.chars().next() {
+        let sep = is_sep(first);
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| is_sep(c) != sep)
+            .map_or(rest.len(), |(i, _)| i);
+        out.extend(first.to_uppercase());
+        out.push_str(&rest[first.len_utf8()..end].to_lowercase());
+        rest = &rest[end..];
     }
     out
 }
@@ -506,8 +509,6 @@ fn filesizeformat<'a>(
     Ok(ctx.str(&text))
 }
 
-/// `wordwrap(width=79, break_long_words=True, wrapstring='\n', break_on_hyphens=True)`:
-/// greedy wrapping of each line at whitespace (hyphens are not break points here).
 /// Python's AttributeError for `v.splitlines()` on a value that is not a string.
 fn no_splitlines(v: &Value<'_>) -> Error {
     err!(
@@ -518,8 +519,11 @@ fn no_splitlines(v: &Value<'_>) -> Error {
     .with_class(ExceptionClass::AttributeError)
 }
 
+/// `wordwrap(width=79, break_long_words=True, wrapstring='\n', break_on_hyphens=True)`:
+/// each line (Python's line boundaries) wrapped as jinja2 wraps it, with Python's
+/// `textwrap.wrap` (tabs and other whitespace kept as they are), lines joined by `wrapstring`.
 fn wordwrap<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> VResult<'a> {
-    let [width, break_long, wrapstring, _hyphens] = bind(
+    let [width, break_long, wrapstring, hyphens] = bind(
         "wordwrap",
         [
             "width",
@@ -531,7 +535,10 @@ fn wordwrap<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>)
         k,
     )?;
     let width = width.map_or(Ok(79), |w| int_arg(&w))?;
-    let break_long = break_long.map_or(true, |b| b.is_true());
+    let wrap = Wrap {
+        break_long: break_long.map_or(true, |b| b.is_true()),
+        hyphens: hyphens.map_or(true, |b| b.is_true()),
+    };
     let sep = wrapstring.map_or("\n", |w| to_str(ctx, &w));
     // jinja2 wraps each of `s.splitlines()`: a string's, or Python's error.
     let text = match v {
@@ -545,49 +552,186 @@ fn wordwrap<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>)
         return Err(err!(Value, "invalid width {width} (must be > 0)"));
     }
     let width = usize::try_from(width).unwrap_or(1);
-    let mut lines_out: Vec<String> = Vec::new();
-    for line in lines {
-        let mut wrapped: Vec<String> = Vec::new();
-        let mut cur = String::new();
-        for word in line.split_whitespace() {
-            let mut word = word;
-            loop {
-                let cur_len = cur.chars().count();
-                let wlen = word.chars().count();
-                let need = if cur.is_empty() {
-                    wlen
-                } else {
-                    cur_len + 1 + wlen
-                };
-                if need <= width {
-                    if !cur.is_empty() {
-                        cur.push(' ');
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        for (j, wrapped) in wrap.lines(line, width).iter().enumerate() {
+            if j > 0 {
+                out.push_str(sep);
+            }
+            out.push_str(wrapped);
+        }
+        ctx.check_bytes(out.len())?;
+    }
+    Ok(ctx.str(&out))
+}
+
+/// Python's `textwrap.TextWrapper` as jinja2's `wordwrap` sets it up (no tab expansion, no
+/// whitespace replacement, whitespace dropped at line ends).
+struct Wrap {
+    break_long: bool,
+    hyphens: bool,
+}
+
+/// textwrap's whitespace: ASCII only.
+fn wrap_space(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\x0b' | '\x0c' | '\r' | ' ')
+}
+
+/// `\w` of Python's `re`: alphanumeric or `_`.
+fn word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// `[^\d\W]`: a word character that is not a decimal digit.
+fn letter(c: char) -> bool {
+    word_char(c) && !super::strmethods::is_digit(c, true)
+}
+
+/// `[\w!"'&.,?]`: what an em-dash may follow.
+fn word_punct(c: char) -> bool {
+    word_char(c) || matches!(c, '!' | '"' | '\'' | '&' | '.' | ',' | '?')
+}
+
+impl Wrap {
+    /// The chunks of `text`: textwrap's `wordsep_re` (words, hyphenated parts, em-dashes,
+    /// whitespace runs) with `break_on_hyphens`, else whitespace runs and what lies between.
+    fn chunks(&self, text: &[char]) -> Vec<std::ops::Range<usize>> {
+        let at = |i: usize| text.get(i).copied();
+        let is = |i: usize, f: fn(char) -> bool| at(i).is_some_and(f);
+        // `-{2,}\w` at `i`.
+        let dashes_then_word = |i: usize| {
+            let mut j = i;
+            while at(j) == Some('-') {
+                j += 1;
+            }
+            j >= i + 2 && is(j, word_char)
+        };
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < text.len() {
+            let start = i;
+            if is(i, wrap_space) {
+                while is(i, wrap_space) {
+                    i += 1;
+                }
+            } else if !self.hyphens {
+                while i < text.len() && !is(i, wrap_space) {
+                    i += 1;
+                }
+            } else if i > 0 && is(i - 1, word_punct) && dashes_then_word(i) {
+                // An em-dash between words.
+                while at(i) == Some('-') {
+                    i += 1;
+                }
+            } else {
+                // The shortest run of non-space that ends a word: before a hyphen that
+                // joins letters (kept with it), before whitespace or the end, or before an
+                // em-dash.
+                i += 1;
+                loop {
+                    let hyphen = at(i) == Some('-')
+                        && ((i >= 2 && is(i - 2, letter) && is(i - 1, letter))
+                            || (i >= 3
+                                && is(i - 3, letter)
+                                && at(i - 2) == Some('-')
+                                && is(i - 1, letter)))
+                        && is(i + 1, letter)
+                        && (is(i + 2, letter) || (at(i + 2) == Some('-') && is(i + 3, letter)));
+                    if hyphen {
+                        i += 1;
+                        break;
                     }
-                    cur.push_str(word);
-                    break;
+                    if i >= text.len() || is(i, wrap_space) {
+                        break;
+                    }
+                    if is(i - 1, word_punct) && dashes_then_word(i) {
+                        break;
+                    }
+                    i += 1;
                 }
-                if !cur.is_empty() {
-                    wrapped.push(std::mem::take(&mut cur));
-                    continue;
-                }
-                if !break_long {
-                    wrapped.push(word.to_string());
-                    break;
-                }
-                let cut = word.char_indices().nth(width).map_or(word.len(), |p| p.0);
-                wrapped.push(word[..cut].to_string());
-                word = &word[cut..];
-                if word.is_empty() {
+            }
+            out.push(start..i);
+        }
+        out
+    }
+
+    /// `textwrap.wrap(line, width)`.
+    fn lines(&self, line: &str, width: usize) -> Vec<String> {
+        let text: Vec<char> = line.chars().collect();
+        // `chunk.strip() == ""`: Python's whitespace.
+        let blank = |r: &std::ops::Range<usize>| {
+            text[r.clone()].iter().all(|&c| super::args::is_py_space(c))
+        };
+        // Reversed, as textwrap keeps them: the next chunk is the last.
+        let mut chunks: Vec<std::ops::Range<usize>> = self.chunks(&text);
+        chunks.reverse();
+        let mut lines = Vec::new();
+        while !chunks.is_empty() {
+            let mut cur: Vec<std::ops::Range<usize>> = Vec::new();
+            let mut cur_len = 0;
+            if !lines.is_empty() && chunks.last().is_some_and(blank) {
+                chunks.pop();
+            }
+            while let Some(next) = chunks.last() {
+                if cur_len + next.len() <= width {
+                    cur_len += next.len();
+                    cur.extend(chunks.pop());
+                } else {
                     break;
                 }
             }
+            if chunks.last().is_some_and(|c| c.len() > width) {
+                self.long_word(&text, &mut chunks, &mut cur, cur_len, width);
+            }
+            if cur.last().is_some_and(blank) {
+                cur.pop();
+            }
+            if !cur.is_empty() {
+                lines.push(cur.iter().flat_map(|r| text[r.clone()].iter()).collect());
+            }
         }
-        if !cur.is_empty() {
-            wrapped.push(cur);
-        }
-        lines_out.push(wrapped.join(sep));
+        lines
     }
-    Ok(ctx.str(&lines_out.join(sep)))
+
+    /// textwrap's `_handle_long_word`: as much of the long chunk as fits (up to its last
+    /// hyphen that fits, with `break_on_hyphens`), or the whole chunk on an empty line when
+    /// long words are not broken.
+    fn long_word(
+        &self,
+        text: &[char],
+        chunks: &mut Vec<std::ops::Range<usize>>,
+        cur: &mut Vec<std::ops::Range<usize>>,
+        cur_len: usize,
+        width: usize,
+    ) {
+        let space_left = if width < 1 {
+            1
+        } else {
+            width.saturating_sub(cur_len)
+        };
+        let Some(chunk) = chunks.last_mut() else {
+            return;
+        };
+        if self.break_long {
+            let mut end = space_left;
+            if self.hyphens && chunk.len() > space_left {
+                let part = &text[chunk.start..chunk.start + space_left];
+                if let Some(h) = part.iter().rposition(|&c| c == '-') {
+                    if h > 0 && part[..h].iter().any(|&c| c != '-') {
+                        end = h + 1;
+                    }
+                }
+            }
+            let end = end.min(chunk.len());
+            cur.push(chunk.start..chunk.start + end);
+            chunk.start += end;
+        } else if cur.is_empty() {
+            cur.extend(chunks.pop());
+        }
+    }
 }
 
 /// The number of `\w+` runs.

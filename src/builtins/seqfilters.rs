@@ -163,8 +163,7 @@ fn slice<'a>(ctx: &Ctx<'a>, v: Value<'a>, n: Value<'a>, fill: Option<Value<'a>>)
     let seq = ops::iterate(ctx, v)?;
     let len = seq.len() as i64;
     if slices == 0 {
-        return Err(err!(Value, "integer division or modulo by zero")
-            .with_class(ExceptionClass::ZeroDivisionError));
+        return Err(err!(ZeroDivision, "integer division or modulo by zero"));
     }
     ctx.check_items(
         usize::try_from(slices)

@@ -33,6 +33,11 @@ impl<'a> Val<'a> {
         Val(Value::None)
     }
 
+    /// An empty list.
+    pub fn empty_list() -> Val<'a> {
+        Val(Value::List(&[]))
+    }
+
     /// A bool.
     pub fn bool(b: bool) -> Val<'a> {
         Val(Value::Bool(b))

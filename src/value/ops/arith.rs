@@ -301,33 +301,33 @@ mod tests {
         use BinOp::*;
         let (i, f, s) = (Value::Int, Value::Float, Value::Str);
         let cases: &[(BinOp, Value<'_>, Value<'_>, &str)] = &[
-            (Div, i(1), i(0), "Value: division by zero"),
+            (Div, i(1), i(0), "ZeroDivision: division by zero"),
             (
                 FloorDiv,
                 i(1),
                 i(0),
-                "Value: integer division or modulo by zero",
+                "ZeroDivision: integer division or modulo by zero",
             ),
-            (Mod, i(1), i(0), "Value: integer modulo by zero"),
-            (Div, f(1.0), i(0), "Value: float division by zero"),
-            (Mod, f(1.5), i(0), "Value: float modulo"),
+            (Mod, i(1), i(0), "ZeroDivision: integer modulo by zero"),
+            (Div, f(1.0), i(0), "ZeroDivision: float division by zero"),
+            (Mod, f(1.5), i(0), "ZeroDivision: float modulo"),
             (
                 FloorDiv,
                 f(1.5),
                 i(0),
-                "Value: float floor division by zero",
+                "ZeroDivision: float floor division by zero",
             ),
             (
                 FloorDiv,
                 i(1),
                 f(0.0),
-                "Value: float floor division by zero",
+                "ZeroDivision: float floor division by zero",
             ),
             (
                 Pow,
                 i(0),
                 i(-1),
-                "Value: 0.0 cannot be raised to a negative power",
+                "ZeroDivision: 0.0 cannot be raised to a negative power",
             ),
             (
                 Pow,
@@ -447,7 +447,7 @@ mod tests {
                 i(3),
                 "Overflow: integer division result too large for a float",
             ),
-            (Mod, p200, i(0), "Value: integer modulo by zero"),
+            (Mod, p200, i(0), "ZeroDivision: integer modulo by zero"),
         ];
         for (op, a, b, want) in cases {
             assert_eq!(show(binop(&c, op, a, b)), want, "{op:?}");

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 
 use num_bigint::{BigInt, Sign};
 
-use crate::error::{err, Error, ExceptionClass};
+use crate::error::{err, Error};
 use crate::value::bigint::{self, Big};
 use crate::value::{Ctx, VResult, Value};
 
@@ -219,8 +219,10 @@ pub(super) fn float_pow(v: f64, w: f64) -> Result<f64, Error> {
     }
     if v == 0.0 {
         if w < 0.0 {
-            return Err(err!(Value, "0.0 cannot be raised to a negative power")
-                .with_class(ExceptionClass::ZeroDivisionError));
+            return Err(err!(
+                ZeroDivision,
+                "0.0 cannot be raised to a negative power"
+            ));
         }
         return Ok(if is_odd_integer(w) { v } else { 0.0 });
     }
@@ -255,15 +257,17 @@ pub(super) fn small_binop<'a>(ctx: &Ctx<'a>, op: BinOp, x: i128, y: i128) -> Opt
         BinOp::Mul => Ok(ctx.int(x.checked_mul(y)?)),
         BinOp::Div => {
             if y == 0 {
-                Err(err!(Value, "division by zero").with_class(ExceptionClass::ZeroDivisionError))
+                Err(err!(ZeroDivision, "division by zero"))
             } else {
                 Ok(Value::Float(int_true_div(x, y)))
             }
         }
         BinOp::FloorDiv => {
             if y == 0 {
-                return Some(Err(err!(Value, "integer division or modulo by zero")
-                    .with_class(ExceptionClass::ZeroDivisionError)));
+                return Some(Err(err!(
+                    ZeroDivision,
+                    "integer division or modulo by zero"
+                )));
             }
             let q = x.checked_div(y)?;
             let floored = if (x % y != 0) && ((x < 0) != (y < 0)) {
@@ -275,8 +279,7 @@ pub(super) fn small_binop<'a>(ctx: &Ctx<'a>, op: BinOp, x: i128, y: i128) -> Opt
         }
         BinOp::Mod => {
             if y == 0 {
-                return Some(Err(err!(Value, "integer modulo by zero")
-                    .with_class(ExceptionClass::ZeroDivisionError)));
+                return Some(Err(err!(ZeroDivision, "integer modulo by zero")));
             }
             let r = x.checked_rem(y).unwrap_or(0);
             Ok(ctx.int(if r != 0 && ((r < 0) != (y < 0)) {
@@ -288,8 +291,10 @@ pub(super) fn small_binop<'a>(ctx: &Ctx<'a>, op: BinOp, x: i128, y: i128) -> Opt
         BinOp::Pow => {
             if y < 0 {
                 if x == 0 {
-                    return Some(Err(err!(Value, "0.0 cannot be raised to a negative power")
-                        .with_class(ExceptionClass::ZeroDivisionError)));
+                    return Some(Err(err!(
+                        ZeroDivision,
+                        "0.0 cannot be raised to a negative power"
+                    )));
                 }
                 return Some(float_pow(x as f64, y as f64).map(Value::Float));
             }
@@ -318,31 +323,29 @@ pub(super) fn big_binop<'a>(ctx: &Ctx<'a>, op: BinOp, x: BigInt, y: BigInt) -> V
         }
         BinOp::Div => {
             if zero(&y) {
-                return Err(
-                    err!(Value, "division by zero").with_class(ExceptionClass::ZeroDivisionError)
-                );
+                return Err(err!(ZeroDivision, "division by zero"));
             }
             Ok(Value::Float(bigint::true_div(&x, &y)?))
         }
         BinOp::FloorDiv => {
             if zero(&y) {
-                return Err(err!(Value, "integer division or modulo by zero")
-                    .with_class(ExceptionClass::ZeroDivisionError));
+                return Err(err!(ZeroDivision, "integer division or modulo by zero"));
             }
             ctx.big(bigint::floor_divmod(&x, &y).0)
         }
         BinOp::Mod => {
             if zero(&y) {
-                return Err(err!(Value, "integer modulo by zero")
-                    .with_class(ExceptionClass::ZeroDivisionError));
+                return Err(err!(ZeroDivision, "integer modulo by zero"));
             }
             ctx.big(bigint::floor_divmod(&x, &y).1)
         }
         BinOp::Pow => {
             if y.sign() == Sign::Minus {
                 if zero(&x) {
-                    return Err(err!(Value, "0.0 cannot be raised to a negative power")
-                        .with_class(ExceptionClass::ZeroDivisionError));
+                    return Err(err!(
+                        ZeroDivision,
+                        "0.0 cannot be raised to a negative power"
+                    ));
                 }
                 let (v, w) = (bigint::to_f64(&x)?, bigint::to_f64(&y)?);
                 return Ok(Value::Float(float_pow(v, w)?));
@@ -388,23 +391,19 @@ pub(super) fn num_binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Num<'a>, b: Num<'a>) ->
         BinOp::Mul => x * y,
         BinOp::Div => {
             if y == 0.0 {
-                return Err(err!(Value, "float division by zero")
-                    .with_class(ExceptionClass::ZeroDivisionError));
+                return Err(err!(ZeroDivision, "float division by zero"));
             }
             x / y
         }
         BinOp::FloorDiv => {
             if y == 0.0 {
-                return Err(err!(Value, "float floor division by zero")
-                    .with_class(ExceptionClass::ZeroDivisionError));
+                return Err(err!(ZeroDivision, "float floor division by zero"));
             }
             float_divmod(x, y).0
         }
         BinOp::Mod => {
             if y == 0.0 {
-                return Err(
-                    err!(Value, "float modulo").with_class(ExceptionClass::ZeroDivisionError)
-                );
+                return Err(err!(ZeroDivision, "float modulo"));
             }
             float_divmod(x, y).1
         }
