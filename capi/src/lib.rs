@@ -13,7 +13,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use chatcodec::chat::ChatTemplate;
 use chatcodec::output::{self, Format, Reasoning};
-use chatcodec::ErrorKind;
+use chatcodec::{ErrorKind, ExceptionClass};
 
 /// Result codes (`CHATCODEC_*` in the header).
 #[repr(C)]
@@ -71,9 +71,11 @@ fn guard(f: impl FnOnce() -> Result<(), Failure>) -> c_int {
 }
 
 fn engine_error(e: &chatcodec::Error) -> Failure {
-    let status = match e.kind() {
-        ErrorKind::Syntax => Status::Syntax,
-        ErrorKind::Input => Status::Input,
+    // A filter or test that does not exist, found when compiling, is a compile error too
+    // (jinja2's TemplateAssertionError).
+    let status = match (e.kind(), e.exception_class()) {
+        (ErrorKind::Syntax, _) | (_, ExceptionClass::TemplateAssertionError) => Status::Syntax,
+        (ErrorKind::Input, _) => Status::Input,
         _ => Status::Render,
     };
     (status, e.to_string())
@@ -434,5 +436,25 @@ pub unsafe extern "C" fn chatcodec_parser_free(parser: *mut Parser) {
     if !parser.is_null() {
         // SAFETY: the caller passes a handle made by Box::into_raw here, freed once.
         let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(parser) })));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status_of(source: &str) -> Option<c_int> {
+        let e = chatcodec::Template::new(source).err()?;
+        Some(engine_error(&e).0 as c_int)
+    }
+
+    #[test]
+    fn compile_failures_are_syntax_errors() {
+        assert_eq!(status_of("{% if %}"), Some(Status::Syntax as c_int));
+        // An unknown filter outside any `if` fails when compiling, as in jinja2.
+        assert_eq!(
+            status_of("{{ x | no_such_filter }}"),
+            Some(Status::Syntax as c_int)
+        );
     }
 }
