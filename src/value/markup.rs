@@ -98,7 +98,9 @@ pub(crate) fn binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Value<'a>, b: Value<'a>) ->
     if a.is_undefined() {
         return Err(ops::undefined_error(&a));
     }
-    if b.is_undefined() {
+    // `Markup % undefined` formats it (Python asks the left operand first, and an undefined
+    // value prints as nothing); any other operation with it raises.
+    if b.is_undefined() && !(op == BinOp::Mod && matches!(a, Value::Markup(_))) {
         return Err(ops::undefined_error(&b));
     }
     match op {

@@ -73,6 +73,10 @@ pub(crate) fn percent<'a>(
                 return Err(err!(Value, "incomplete format key"));
             }
             let key: String = cs[start..j].iter().map(|p| p.1).collect();
+            // `%(key)s` of an undefined value subscripts it: jinja2's UndefinedError.
+            if args.is_undefined() {
+                return Err(crate::value::ops::undefined_error(&args));
+            }
             let m = mapping.ok_or_else(|| err!(Type, "format requires a mapping"))?;
             let hit = m
                 .iter()
