@@ -120,3 +120,45 @@ def test_random_chats_on_every_corpus_template():
     assert not differences, f"{len(differences)} differ:\n" + "\n".join(differences[:10])
     # Most requests render somewhere: the comparison is not only of errors.
     assert rendered > 1000
+
+
+def test_random_chats_generation_indices():
+    """With `return_assistant_tokens_mask`, on the corpus templates that mark assistant text
+    with `{% generation %}`: the same prompt and generation indices (with
+    `continue_final_message`, transformers' indices clipped to the cut prompt, chatcodec's
+    documented behaviour)."""
+    ctu = need("transformers.utils.chat_template_utils")
+    paths = [
+        p for p in sorted((corpus_dir() / "templates").glob("*.jinja"))
+        if "{% generation %}" in p.read_text(encoding="utf-8").replace("{%-", "{%").replace("-%}", "%}")
+    ]
+    assert paths, "the corpus has templates with generation blocks"
+    differences, rendered = [], 0
+    for ti, path in enumerate(paths):
+        with open(path, encoding="utf-8", newline="") as f:
+            source = f.read()
+        for k in range(60):
+            msgs, kw = request(random.Random(ti * 1000 + k))
+            for cont in (False, True):
+                args = dict(kw, return_assistant_tokens_mask=True, continue_final_message=cont)
+                if cont:
+                    args.pop("add_generation_prompt")
+                results = []
+                for fn in (ctu.render_jinja_template, chatcodec.render_jinja_template):
+                    try:
+                        out, indices = fn([msgs], chat_template=source, **args)
+                        results.append(("ok", out[0], [tuple(s) for s in indices[0]]))
+                    except Exception as e:  # noqa: BLE001
+                        results.append(("error", e))
+                theirs, ours = results
+                if theirs[0] == "ok":
+                    rendered += 1
+                    end = len(theirs[1])
+                    spans = [(s, min(e, end)) for s, e in theirs[2] if s < end]
+                    same = ours == ("ok", theirs[1], spans)
+                else:
+                    same = ours[0] == "error" and isinstance(ours[1], type(theirs[1]))
+                if not same:
+                    differences.append(f"{path.name} seed {ti * 1000 + k} continue={cont}: {theirs!r:.200} / {ours!r:.200}")
+    assert not differences, f"{len(differences)} differ:\n" + "\n".join(differences[:10])
+    assert rendered > 50
