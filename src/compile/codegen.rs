@@ -68,6 +68,7 @@ pub(super) fn generate<'a>(
         }],
         loops: SmallVec::new(),
         soft: 0,
+        sum_operand: false,
         autoescape: false,
         volatile_escapes: 0,
         depth: 0,
@@ -135,6 +136,9 @@ struct Gen<'s, 'a> {
     loops: SmallVec<[LoopCtx; 4]>,
     /// Inside an `if`: unknown filters and tests fail only when reached.
     soft: u32,
+    /// The key read being compiled is an operand of a sum after its second (see
+    /// [`Gen::op_chain`]).
+    sum_operand: bool,
     /// Under `{% autoescape true %}` (lexically).
     autoescape: bool,
     /// How many non-constant `{% autoescape %}` are open (each compiles its body twice).
@@ -1310,9 +1314,14 @@ impl<'s, 'a> Gen<'s, 'a> {
                 let mut n = self.op_chain(a, op)?;
                 // Python adds `a + b` before it evaluates `c`: when `c` can fail, the sum so
                 // far is made first, so that a TypeError of `a + b` wins over `c`'s error, as
-                // in jinja2. (`~` cannot fail, and a literal or a name cannot either.)
+                // in jinja2. `~` cannot fail, nor can a literal or a name. A key of a local
+                // variable (`message['content']`) fails only when the variable is undefined:
+                // then it leaves that undefined value as the operand, whose error the sum
+                // raises when it reaches it, after any error of the operands before.
+                let deferred = op == BinOp::Add && n >= 2 && self.local_key_read(b);
                 if op == BinOp::Add
                     && n >= 2
+                    && !deferred
                     && !matches!(b.kind, ExprKind::Lit(_) | ExprKind::Name(_))
                 {
                     self.mark(a.span);
@@ -1323,7 +1332,9 @@ impl<'s, 'a> Gen<'s, 'a> {
                     });
                     n = 1;
                 }
+                self.sum_operand = deferred;
                 self.expr(b)?;
+                self.sum_operand = false;
                 Ok(n + 1)
             }
             _ => {
@@ -1348,8 +1359,33 @@ impl<'s, 'a> Gen<'s, 'a> {
         };
         let key = self.str_const(key);
         self.mark(span);
-        self.emit(Instr::LoadKey { slot, key, item });
+        if std::mem::take(&mut self.sum_operand) {
+            self.emit(Instr::LoadKeyInSum { slot, key, item });
+        } else {
+            self.emit(Instr::LoadKey { slot, key, item });
+        }
         true
+    }
+
+    /// Whether `e` is read by [`Gen::load_key`]: a key, or an attribute no dict method has,
+    /// of a local variable.
+    fn local_key_read(&mut self, e: &Expr<'a>) -> bool {
+        let (obj, keyed) = match e.kind {
+            ExprKind::Attr(obj, name) => (
+                obj,
+                !name.starts_with('_')
+                    && !crate::value::methods::has_method(&crate::value::Value::Dict(&[]), name)
+                    && !matches!(obj.kind, ExprKind::Name("loop")),
+            ),
+            ExprKind::Item(obj, key) => (obj, matches!(key.kind, ExprKind::Lit(Lit::Str(_)))),
+            _ => return false,
+        };
+        let ExprKind::Name(n) = obj.kind else {
+            return false;
+        };
+        keyed
+            && !matches!(n, "varargs" | "kwargs" | "loop" | "caller")
+            && matches!(self.resolve(n), Resolved::Local(_))
     }
 
     fn compare(&mut self, first: &Expr<'a>, rest: &[(Cmp, Expr<'a>)], span: Span) -> GResult {

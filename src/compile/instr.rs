@@ -76,6 +76,9 @@ pub(crate) enum Instr {
     /// Push `slot.strs[key]` (or `slot[strs[key]]` when `item`) of a local variable, reading
     /// a dict's key directly when no dict attribute has that name.
     LoadKey { slot: u16, key: u32, item: bool },
+    /// `LoadKey` as the third or later operand of a sum: an undefined variable is pushed
+    /// as it is (the sum raises its error when it reaches it, after the operands before).
+    LoadKeyInSum { slot: u16, key: u32, item: bool },
     /// Pop `x`; push `x == strs[i]` (negated when the flag is set).
     EqStr(u32, bool),
     /// Pop `key`, `x`; push `x[key]`.

@@ -435,6 +435,15 @@ impl<'a, 'o> Vm<'a, 'o> {
                     }
                     self.push(v);
                 }
+                Instr::LoadKeyInSum { slot, key, item } => {
+                    let obj = self.slot(slot);
+                    let v = if obj.is_undefined() {
+                        obj
+                    } else {
+                        key_read(ctx, prog, obj, key, item)?
+                    };
+                    self.push(v);
+                }
                 Instr::EqStr(i, negated) => {
                     let a = self.pop();
                     branch_or_push!(eq_str(a, &prog.strs[i as usize]) != negated);

@@ -123,7 +123,9 @@ pub(crate) fn analyze(prog: &Program) -> Result<Plan, Refusal> {
                 {
                     return Err((Reason::ReadsMessages("the messages inside a macro"), at(pc)))
                 }
-                Instr::LoadKey { slot, .. } | Instr::LoopAttr(slot, _)
+                Instr::LoadKey { slot, .. }
+                | Instr::LoadKeyInSum { slot, .. }
+                | Instr::LoopAttr(slot, _)
                     if root && alias(&aliases, slot, pc, &sees).is_some() =>
                 {
                     return Err((
@@ -259,7 +261,9 @@ pub(crate) fn analyze(prog: &Program) -> Result<Plan, Refusal> {
                 let name = format!("{field:?}").to_lowercase();
                 return Err((Reason::LoopLookahead(name), at(pc)));
             }
-            Instr::LoadKey { slot, key, .. } if root && slot == loop_slot => {
+            Instr::LoadKey { slot, key, .. } | Instr::LoadKeyInSum { slot, key, .. }
+                if root && slot == loop_slot =>
+            {
                 return Err((
                     Reason::LoopLookahead(prog.strs[key as usize].to_string()),
                     at(pc),

@@ -44,13 +44,16 @@ pub(crate) fn json_get<'j>(
 /// is the same key, as in Python).
 #[inline]
 pub(crate) fn dict_str_get<'a>(pairs: &[(Value<'a>, Value<'a>)], key: &str) -> Option<Value<'a>> {
-    pairs
-        .iter()
-        .find(|(k, _)| match k {
-            Value::Str(k) | Value::Markup(k) => short_eq(k.as_bytes(), key.as_bytes()),
-            _ => false,
-        })
-        .map(|&(_, v)| v)
+    // A plain loop rather than `Iterator::find`: the dispatch loop inlines this function, and
+    // a shared `find` instance is left out of line there (a call per key read).
+    for (k, v) in pairs {
+        if let Value::Str(k) | Value::Markup(k) = k {
+            if short_eq(k.as_bytes(), key.as_bytes()) {
+                return Some(*v);
+            }
+        }
+    }
+    None
 }
 
 /// The four bytes of `s` at `at` as a little-endian word (the first byte lowest). The
