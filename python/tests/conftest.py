@@ -49,3 +49,12 @@ def scenarios():
 def read_template(name):
     with open(corpus_dir() / "templates" / name, encoding="utf-8", newline="") as f:
         return f.read()
+
+
+def same_outcome(theirs, ours):
+    """Whether chatcodec's outcome of a render, `("ok", result...)` or `("error", exception)`,
+    matches transformers': the same result, or an exception of the class transformers
+    raised (chatcodec's classes subclass it)."""
+    if theirs[0] == "ok":
+        return ours == theirs
+    return ours[0] == "error" and isinstance(ours[1], type(theirs[1]))

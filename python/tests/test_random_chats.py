@@ -11,7 +11,7 @@ out of order, missing fields): then both must refuse with the same class.
 import random
 
 import chatcodec
-from conftest import corpus_dir, need
+from conftest import corpus_dir, need, same_outcome
 
 TEXTS = [
     "Hello!", "", "What's 2+2?", "Multi\nline\ntext", "  spaced  ", "日本語 ✓",
@@ -110,12 +110,8 @@ def test_random_chats_on_every_corpus_template():
             msgs, kw = request(random.Random(ti * 1000 + k))
             theirs = outcome(ctu.render_jinja_template, source, msgs, kw)
             ours = outcome(chatcodec.render_jinja_template, source, msgs, kw)
-            if theirs[0] == "ok":
-                rendered += 1
-                same = ours == theirs
-            else:
-                same = ours[0] == "error" and isinstance(ours[1], type(theirs[1]))
-            if not same:
+            rendered += theirs[0] == "ok"
+            if not same_outcome(theirs, ours):
                 differences.append(f"{path.name} seed {ti * 1000 + k}: {theirs[1]!r:.200} / {ours[1]!r:.200}")
     assert not differences, f"{len(differences)} differ:\n" + "\n".join(differences[:10])
     # Most requests render somewhere: the comparison is not only of errors.
@@ -155,10 +151,8 @@ def test_random_chats_generation_indices():
                     rendered += 1
                     end = len(theirs[1])
                     spans = [(s, min(e, end)) for s, e in theirs[2] if s < end]
-                    same = ours == ("ok", theirs[1], spans)
-                else:
-                    same = ours[0] == "error" and isinstance(ours[1], type(theirs[1]))
-                if not same:
+                    theirs = ("ok", theirs[1], spans)
+                if not same_outcome(theirs, ours):
                     differences.append(f"{path.name} seed {ti * 1000 + k} continue={cont}: {theirs!r:.200} / {ours!r:.200}")
     assert not differences, f"{len(differences)} differ:\n" + "\n".join(differences[:10])
     assert rendered > 50

@@ -20,7 +20,7 @@ import random
 import re
 
 import chatcodec
-from conftest import need
+from conftest import need, same_outcome
 
 VARS = {
     "s": "Hello, World", "u": "naïve 日本", "e": "", "n": 7, "m": -3, "f": 2.5, "z": 0,
@@ -102,11 +102,7 @@ def test_random_expressions_match_transformers():
         template = "{{ " + expr(random.Random(seed), 3) + " }}"
         theirs = outcome(ctu.render_jinja_template, template)
         ours = outcome(chatcodec.render_jinja_template, template)
-        if theirs[0] == "ok":
-            same = ours == theirs
-        else:
-            same = ours[0] == "error" and isinstance(ours[1], type(theirs[1]))
-        if not same:
+        if not same_outcome(theirs, ours):
             differences.append(f"{template}\n    transformers {theirs[1]!r:.150}\n    chatcodec {ours[1]!r:.150}")
     assert not differences, f"{len(differences)} of 3000 differ:\n" + "\n".join(differences[:15])
 
@@ -165,10 +161,6 @@ def test_random_statements_match_transformers():
         template = statement(r, 3) + statement(r, 2)
         theirs = outcome(ctu.render_jinja_template, template)
         ours = outcome(chatcodec.render_jinja_template, template)
-        if theirs[0] == "ok":
-            same = ours == theirs
-        else:
-            same = ours[0] == "error" and isinstance(ours[1], type(theirs[1]))
-        if not same:
+        if not same_outcome(theirs, ours):
             differences.append(f"{template}\n    transformers {theirs[1]!r:.150}\n    chatcodec {ours[1]!r:.150}")
     assert not differences, f"{len(differences)} of 2500 differ:\n" + "\n".join(differences[:10])
