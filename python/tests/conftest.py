@@ -58,3 +58,32 @@ def same_outcome(theirs, ours):
     if theirs[0] == "ok":
         return ours == theirs
     return ours[0] == "error" and isinstance(ours[1], type(theirs[1]))
+
+
+def model_folder(out, name, tokenizer_json):
+    """A model folder under `out` for corpus template `name`: `tokenizer_json` and a
+    tokenizer_config.json with <s>, </s>, <unk> and the template (as
+    tests/reference/load_corpus.py makes them)."""
+    folder = out / name.removesuffix(".jinja")
+    folder.mkdir()
+    (folder / "tokenizer.json").write_text(tokenizer_json, encoding="utf-8")
+    config = {
+        "tokenizer_class": "PreTrainedTokenizerFast",
+        "bos_token": "<s>",
+        "eos_token": "</s>",
+        "unk_token": "<unk>",
+        "chat_template": read_template(name),
+    }
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    return folder
+
+
+def clip(rendered, indices):
+    """Generation indices cut to the end of each prompt (chatcodec's documented behaviour
+    with `continue_final_message`; transformers' may reach past it)."""
+    if not indices:
+        return indices
+    return [
+        [(min(s, len(text)), min(e, len(text))) for s, e in spans if s < len(text)]
+        for text, spans in zip(rendered, indices)
+    ]

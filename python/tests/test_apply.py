@@ -5,13 +5,12 @@ tokenizer_config.json, as tests/reference/load_corpus.py makes them). Threads sh
 ChatTemplate and get the same prompts."""
 
 import copy
-import json
 import threading
 
 import pytest
 
 import chatcodec
-from conftest import need, read_template, scenarios, templates
+from conftest import model_folder, need, read_template, scenarios, templates
 
 
 @pytest.fixture(scope="module")
@@ -25,18 +24,7 @@ def folders(tmp_path_factory):
     tokenizer_json = tok.to_str()
     made = {}
     for name in templates():
-        folder = out / name.removesuffix(".jinja")
-        folder.mkdir()
-        (folder / "tokenizer.json").write_text(tokenizer_json, encoding="utf-8")
-        config = {
-            "tokenizer_class": "PreTrainedTokenizerFast",
-            "bos_token": "<s>",
-            "eos_token": "</s>",
-            "unk_token": "<unk>",
-            "chat_template": read_template(name),
-        }
-        (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
-        made[name] = folder
+        made[name] = model_folder(out, name, tokenizer_json)
     return made
 
 

@@ -14,7 +14,7 @@ import copy
 import pytest
 
 import chatcodec
-from conftest import need, read_template, scenarios, templates
+from conftest import clip, need, read_template, scenarios, templates
 
 
 def variants(source, request):
@@ -41,15 +41,6 @@ def call(fn, source, req):
         return ("error", e)
     except Exception as e:  # noqa: BLE001
         return ("error", e)
-
-
-def clip(rendered, indices):
-    if not indices:
-        return indices
-    return [
-        [(min(s, len(text)), min(e, len(text))) for s, e in spans if s < len(text)]
-        for text, spans in zip(rendered, indices)
-    ]
 
 
 @pytest.mark.parametrize("name", templates())

@@ -26,7 +26,7 @@ import typing
 import pytest
 
 import chatcodec
-from conftest import need, read_template, templates
+from conftest import clip, model_folder, need, read_template, templates
 
 jinja2 = need("jinja2")
 
@@ -57,15 +57,6 @@ def outcome(fn, *args, **kwargs):
         return ("ok", fn(*args, **kwargs))
     except Exception as e:  # noqa: BLE001
         return ("error", kind(e), str(e)[:200])
-
-
-def clip(rendered, indices):
-    if not indices:
-        return indices
-    return [
-        [(min(s, len(text)), min(e, len(text))) for s, e in spans if s < len(text)]
-        for text, spans in zip(rendered, indices)
-    ]
 
 
 def render_both(template, conversations, **kwargs):
@@ -824,18 +815,7 @@ def tokenizer_folders(tmp_path_factory):
     tok.add_tokens(["<|im_start|>", "<|im_end|>"])
     made = {}
     for name in APPLY_TEMPLATES:
-        folder = out / name.removesuffix(".jinja")
-        folder.mkdir()
-        (folder / "tokenizer.json").write_text(tok.to_str(), encoding="utf-8")
-        config = {
-            "tokenizer_class": "PreTrainedTokenizerFast",
-            "bos_token": "<s>",
-            "eos_token": "</s>",
-            "unk_token": "<unk>",
-            "chat_template": read_template(name),
-        }
-        (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
-        made[name] = folder
+        made[name] = model_folder(out, name, tok.to_str())
     return made
 
 

@@ -11,7 +11,7 @@ out of order, missing fields): then both must refuse with the same class.
 import random
 
 import chatcodec
-from conftest import corpus_dir, need, same_outcome
+from conftest import corpus_dir, need, read_template, same_outcome
 
 TEXTS = [
     "Hello!", "", "What's 2+2?", "Multi\nline\ntext", "  spaced  ", "日本語 ✓",
@@ -104,8 +104,7 @@ def test_random_chats_on_every_corpus_template():
     assert len(paths) > 300
     differences, rendered = [], 0
     for ti, path in enumerate(paths):
-        with open(path, encoding="utf-8", newline="") as f:
-            source = f.read()
+        source = read_template(path.name)
         for k in range(12):
             msgs, kw = request(random.Random(ti * 1000 + k))
             theirs = outcome(ctu.render_jinja_template, source, msgs, kw)
@@ -131,8 +130,7 @@ def test_random_chats_generation_indices():
     assert paths, "the corpus has templates with generation blocks"
     differences, rendered = [], 0
     for ti, path in enumerate(paths):
-        with open(path, encoding="utf-8", newline="") as f:
-            source = f.read()
+        source = read_template(path.name)
         for k in range(60):
             msgs, kw = request(random.Random(ti * 1000 + k))
             for cont in (False, True):
