@@ -68,7 +68,6 @@ pub(super) fn generate<'a>(
         }],
         loops: SmallVec::new(),
         soft: 0,
-        sum_operand: false,
         autoescape: false,
         volatile_escapes: 0,
         depth: 0,
@@ -136,9 +135,6 @@ struct Gen<'s, 'a> {
     loops: SmallVec<[LoopCtx; 4]>,
     /// Inside an `if`: unknown filters and tests fail only when reached.
     soft: u32,
-    /// The key read being compiled is an operand of a sum after its second (see
-    /// [`Gen::op_chain`]).
-    sum_operand: bool,
     /// Under `{% autoescape true %}` (lexically).
     autoescape: bool,
     /// How many non-constant `{% autoescape %}` are open (each compiles its body twice).
@@ -1000,12 +996,12 @@ impl<'s, 'a> Gen<'s, 'a> {
                         return Ok(());
                     }
                 }
-                // A name no dict attribute has reads a dict's key directly.
-                let plain = !name.starts_with('_')
-                    && !crate::value::methods::has_method(&crate::value::Value::Dict(&[]), name);
-                if plain && self.load_key(obj, name, false, e.span) {
+                if let Some(read) = self.local_key(e) {
+                    self.load_key(read, e.span, false);
                     return Ok(());
                 }
+                // A name no dict attribute has reads a dict's key directly.
+                let plain = plain_attr(name);
                 self.expr(obj)?;
                 let i = self.str_const(name);
                 self.mark(e.span);
@@ -1016,10 +1012,9 @@ impl<'s, 'a> Gen<'s, 'a> {
                 });
             }
             ExprKind::Item(obj, key) => {
-                if let ExprKind::Lit(Lit::Str(k)) = key.kind {
-                    if self.load_key(obj, k, true, e.span) {
-                        return Ok(());
-                    }
+                if let Some(read) = self.local_key(e) {
+                    self.load_key(read, e.span, false);
+                    return Ok(());
                 }
                 self.expr(obj)?;
                 if let ExprKind::Lit(Lit::Str(k)) = key.kind {
@@ -1318,10 +1313,14 @@ impl<'s, 'a> Gen<'s, 'a> {
                 // variable (`message['content']`) fails only when the variable is undefined:
                 // then it leaves that undefined value as the operand, whose error the sum
                 // raises when it reaches it, after any error of the operands before.
-                let deferred = op == BinOp::Add && n >= 2 && self.local_key_read(b);
+                let deferred = if op == BinOp::Add && n >= 2 {
+                    self.local_key(b)
+                } else {
+                    None
+                };
                 if op == BinOp::Add
                     && n >= 2
-                    && !deferred
+                    && deferred.is_none()
                     && !matches!(b.kind, ExprKind::Lit(_) | ExprKind::Name(_))
                 {
                     self.mark(a.span);
@@ -1332,9 +1331,10 @@ impl<'s, 'a> Gen<'s, 'a> {
                     });
                     n = 1;
                 }
-                self.sum_operand = deferred;
-                self.expr(b)?;
-                self.sum_operand = false;
+                match deferred {
+                    Some(read) => self.load_key(read, b.span, true),
+                    None => self.expr(b)?,
+                }
                 Ok(n + 1)
             }
             _ => {
@@ -1344,48 +1344,41 @@ impl<'s, 'a> Gen<'s, 'a> {
         }
     }
 
-    /// `var.key` / `var['key']` of a local variable in one instruction; false (nothing
-    /// emitted) when `obj` is not a plain local.
-    fn load_key(&mut self, obj: &Expr<'a>, key: &'a str, item: bool, span: Span) -> bool {
+    /// `var.key` / `var['key']` of a local variable, when `e` is one that [`Gen::load_key`]
+    /// reads in one instruction: its slot, the key and whether it is written as an item.
+    fn local_key(&mut self, e: &Expr<'a>) -> Option<(u16, &'a str, bool)> {
+        let (obj, key, item) = match e.kind {
+            ExprKind::Attr(obj, name) if plain_attr(name) => (obj, name, false),
+            ExprKind::Item(obj, key) => match key.kind {
+                ExprKind::Lit(Lit::Str(k)) => (obj, k, true),
+                _ => return None,
+            },
+            _ => return None,
+        };
         let ExprKind::Name(n) = obj.kind else {
-            return false;
+            return None;
         };
         // These names are loaded by `load_name`, which records that the function uses them.
         if matches!(n, "varargs" | "kwargs" | "loop" | "caller") {
-            return false;
+            return None;
         }
-        let Resolved::Local(slot) = self.resolve(n) else {
-            return false;
-        };
-        let key = self.str_const(key);
-        self.mark(span);
-        if std::mem::take(&mut self.sum_operand) {
-            self.emit(Instr::LoadKeyInSum { slot, key, item });
-        } else {
-            self.emit(Instr::LoadKey { slot, key, item });
+        match self.resolve(n) {
+            Resolved::Local(slot) => Some((slot, key, item)),
+            _ => None,
         }
-        true
     }
 
-    /// Whether `e` is read by [`Gen::load_key`]: a key, or an attribute no dict method has,
-    /// of a local variable.
-    fn local_key_read(&mut self, e: &Expr<'a>) -> bool {
-        let (obj, keyed) = match e.kind {
-            ExprKind::Attr(obj, name) => (
-                obj,
-                !name.starts_with('_')
-                    && !crate::value::methods::has_method(&crate::value::Value::Dict(&[]), name)
-                    && !matches!(obj.kind, ExprKind::Name("loop")),
-            ),
-            ExprKind::Item(obj, key) => (obj, matches!(key.kind, ExprKind::Lit(Lit::Str(_)))),
-            _ => return false,
-        };
-        let ExprKind::Name(n) = obj.kind else {
-            return false;
-        };
-        keyed
-            && !matches!(n, "varargs" | "kwargs" | "loop" | "caller")
-            && matches!(self.resolve(n), Resolved::Local(_))
+    /// Emits the key read [`Gen::local_key`] found; as the third or later operand of a sum
+    /// (`in_sum`), an undefined variable is left for the sum to raise (see
+    /// [`Gen::op_chain`]).
+    fn load_key(&mut self, (slot, key, item): (u16, &'a str, bool), span: Span, in_sum: bool) {
+        let key = self.str_const(key);
+        self.mark(span);
+        self.emit(if in_sum {
+            Instr::LoadKeyInSum { slot, key, item }
+        } else {
+            Instr::LoadKey { slot, key, item }
+        });
     }
 
     fn compare(&mut self, first: &Expr<'a>, rest: &[(Cmp, Expr<'a>)], span: Span) -> GResult {
@@ -1486,6 +1479,13 @@ fn fold_sign<'a>(op: UnOp, x: &Expr<'a>) -> Option<Lit<'a>> {
         (UnOp::Pos, ExprKind::Lit(l @ (Lit::Int(_) | Lit::Float(_)))) => Some(l),
         _ => None,
     }
+}
+
+/// Whether attribute `name` is one no dict attribute has, so that `x.name` of a dict reads
+/// its key directly.
+fn plain_attr(name: &str) -> bool {
+    !name.starts_with('_')
+        && !crate::value::methods::has_method(&crate::value::Value::Dict(&[]), name)
 }
 
 /// The number of operands of the left-leaning chain `a + b + c ...` at `e`.

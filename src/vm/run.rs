@@ -4,7 +4,7 @@ use smallvec::SmallVec;
 
 use crate::builtins::strfast::{self, StrMeth};
 use crate::compile::{Const, Instr, LoopField, Program, NONE16};
-use crate::error::{err, Error, ErrorKind, Limit};
+use crate::error::{err, Error, ErrorKind, ExceptionClass, Limit};
 use crate::limits::Limits;
 use crate::value::{budget, fmt, ops, Callable, Ctx, LoopState, VResult, Value};
 
@@ -852,7 +852,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                 Instr::Fail(i, class) => {
                     // A filter or test that does not exist, or a call jinja2 refuses.
                     let kind = match class {
-                        crate::error::ExceptionClass::TypeError => ErrorKind::Type,
+                        ExceptionClass::TypeError => ErrorKind::Type,
                         _ => ErrorKind::Unknown,
                     };
                     let msg = prog.strs[i as usize].to_string();
