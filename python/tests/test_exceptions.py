@@ -78,6 +78,8 @@ CASES = {
     "replace with numbers": "{{ 'a'.replace(1, 2) }}",
     "sum then an undefined attribute": "{% set t = 't' %}{{ t + 1 + missing.attr }}",
     "first of an empty list, then an attribute": "{{ ([] | first).x }}",
+    "reverse of a generator that fails": "{{ 42 | items | reverse }}",
+    "reverse of a select that fails": "{{ 'ab' | select('odd') | reverse }}",
 }
 
 

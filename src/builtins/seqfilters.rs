@@ -446,7 +446,13 @@ fn reverse<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) 
                 IterKind::Generator(_) | IterKind::ListReverse | IterKind::RangeReverse
             ) =>
         {
-            Ok(ctx.list(s.values()?.iter().rev().copied()))
+            // `list(value)`: a TypeError its body raises is jinja2's FilterArgumentError.
+            let items = s.values().map_err(|e| match e.exception_class() {
+                ExceptionClass::TypeError => err!(Runtime, "argument must be iterable")
+                    .with_class(ExceptionClass::FilterArgumentError),
+                _ => e,
+            })?;
+            Ok(ctx.list(items.iter().rev().copied()))
         }
         Value::Iter(s) if matches!(s.kind, IterKind::Range { .. }) => Ok(ctx.iter(
             IterKind::RangeReverse,
