@@ -99,8 +99,10 @@ pub(crate) fn binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Value<'a>, b: Value<'a>) ->
         return Err(ops::undefined_error(&a));
     }
     // `Markup % undefined` formats it (Python asks the left operand first, and an undefined
-    // value prints as nothing); any other operation with it raises.
-    if b.is_undefined() && !(op == BinOp::Mod && matches!(a, Value::Markup(_))) {
+    // value prints as nothing) and `Markup * undefined` is `str.__mul__`'s TypeError (below);
+    // any other operation with it raises.
+    if b.is_undefined() && !(matches!(op, BinOp::Mod | BinOp::Mul) && matches!(a, Value::Markup(_)))
+    {
         return Err(ops::undefined_error(&b));
     }
     match op {
@@ -137,8 +139,7 @@ pub(crate) fn binop<'a>(ctx: &Ctx<'a>, op: BinOp, a: Value<'a>, b: Value<'a>) ->
         }
         BinOp::Mod if matches!(a, Value::Markup(_)) => {
             let fmt = a.as_str().unwrap_or("");
-            let args = escape_args(ctx, b);
-            let r = super::format::percent_format(ctx, fmt, args)?;
+            let r = super::format::markup_percent(ctx, fmt, b)?;
             Ok(wrap(ctx, r))
         }
         // `str % Markup` is `str.__mod__`: plain formatting.

@@ -695,6 +695,28 @@ def cases():
     ]
     for i, src in enumerate(stmt_loader):
         add(f"stmt/loader/{i:02d}", src)
+
+    # ---- `%` and `*` of str and Markup against every kind of right operand -------------------
+    # Python's `%` takes a subscriptable argument (dict, list, range, Undefined) as a mapping
+    # and then skips the "not all arguments converted" check; markupsafe wraps the argument in a
+    # helper that is subscriptable when the argument is. `Markup * x` is `str.__mul__(x)`.
+    operands = ["[1, 2]", "{'a': 1}", "range(2)", "zz", "(1,)", "()", "'x'", "'x'|safe", "1", "none",
+                "true", "2.5", "namespace()", "d.items()", "l|reverse", "cycler(1)"]
+    for i, b in enumerate(operands):
+        add(f"expr/percent_operand/{i:02d}", "{{ 'abc' % " + b + " }}|{{ 'a%sc' % " + b + " }}")
+        add(f"expr/markup_percent_operand/{i:02d}", "{{ ('abc'|safe) % " + b + " }}|{{ ('a%sc'|safe) % " + b + " }}")
+        add(f"expr/markup_percent_key/{i:02d}", "{{ ('a%(a)sc'|safe) % " + b + " }}")
+        add(f"expr/markup_repeat/{i:02d}", "{{ ('ab'|safe) * " + b + " }}")
+        add(f"expr/str_repeat/{i:02d}", "{{ 'ab' * " + b + " }}")
+    markup_percent = [
+        "{{ ('a%rc'|safe) % '<' }}", "{{ ('a%rc'|safe) % ('<', ) }}", "{{ ('a%(a)rc'|safe) % {'a': '<'} }}",
+        "{{ ('a%sc'|safe) % {'a': '<'} }}", "{{ ('a%(a)sc'|safe) % {'a': '<'} }}", "{{ ('a%ac'|safe) % 'é<' }}",
+        "{{ ('a%sc'|safe) % ('<b>'|safe, ) }}", "{{ ('a%rc'|safe) % ('<b>'|safe, ) }}", "{{ ('%d|%.1f|%x'|safe) % (5, 2.25, 255) }}", "{{ ('%d|%i|%u|%e|%g'|safe) % (5, 6, 7, 2.5, 0.5) }}",
+        "{{ ('%o'|safe) % 8 }}", "{{ ('%X'|safe) % 255 }}", "{{ ('%c'|safe) % 65 }}", "{{ ('%c'|safe) % 'x' }}",
+        "{{ ('%5s|%-4r|'|safe) % ('<', '&') }}", "{{ ('%s'|safe) % none }}", "{{ ('%s %s'|safe) % (['<'], {'k': '>'}) }}",
+    ]
+    for i, src in enumerate(markup_percent):
+        add(f"expr/markup_percent/{i:02d}", src)
     return out
 
 

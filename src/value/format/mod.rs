@@ -8,6 +8,7 @@ mod spec;
 
 pub(crate) use brace::str_format;
 pub(crate) use percent::percent;
+use percent::percent_with;
 pub(crate) use spec::{as_float, as_int};
 
 use crate::value::{Ctx, VResult, Value};
@@ -16,5 +17,12 @@ use crate::value::{Ctx, VResult, Value};
 pub(crate) fn percent_format<'a>(ctx: &Ctx<'a>, fmt: &str, args: Value<'a>) -> VResult<'a> {
     let mut out = String::new();
     percent(ctx, &mut out, fmt, args)?;
+    Ok(ctx.str(&out))
+}
+
+/// `Markup(fmt) % args`: what it prints of the arguments escaped, as markupsafe does.
+pub(crate) fn markup_percent<'a>(ctx: &Ctx<'a>, fmt: &str, args: Value<'a>) -> VResult<'a> {
+    let mut out = String::new();
+    percent_with(ctx, &mut out, fmt, args, true)?;
     Ok(ctx.str(&out))
 }

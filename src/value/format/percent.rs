@@ -4,7 +4,7 @@ use crate::error::{err, Error, ExceptionClass};
 use crate::value::bigint;
 use crate::value::fmt::{write_repr, write_str};
 use crate::value::ops::{int_arg, pairs};
-use crate::value::{Ctx, Value};
+use crate::value::{Ctx, IterKind, Value};
 
 use super::spec::*;
 
@@ -15,17 +15,37 @@ pub(crate) fn percent<'a>(
     fmt: &str,
     args: Value<'a>,
 ) -> Result<(), Error> {
+    percent_with(ctx, out, fmt, args, false)
+}
+
+/// Whether Python's `%` takes `v` as a mapping: it skips the "not all arguments converted"
+/// check for an argument whose type can be subscripted (a dict, a list, a `range`, jinja2's
+/// Undefined), other than a tuple or a string.
+pub(crate) fn subscriptable(v: &Value<'_>) -> bool {
+    match v {
+        Value::Dict(_) | Value::Json(_) | Value::List(_) | Value::Undefined(_) => true,
+        Value::Iter(s) => matches!(s.kind, IterKind::Range { .. }),
+        _ => false,
+    }
+}
+
+/// [`percent`], or with `escape` `Markup(fmt) % args`: markupsafe wraps each argument (and a
+/// subscriptable argument as a whole) in a helper whose `str` and `repr` are escaped and whose
+/// numbers are the argument's own, so `%s`, `%r` and `%a` escape what they print (a `Markup`
+/// printed by `%s` stays as it is) and a mapping's values are escaped only when a key picks them.
+pub(crate) fn percent_with<'a>(
+    ctx: &Ctx<'a>,
+    out: &mut String,
+    fmt: &str,
+    args: Value<'a>,
+    escape: bool,
+) -> Result<(), Error> {
+    let lenient = subscriptable(&args);
     let (list, single): (&[Value<'a>], bool) = match args {
         Value::Tuple(items) => (items, false),
         _ => (std::slice::from_ref(ctx.arena.alloc(args)), true),
     };
     let mapping = pairs(ctx, &args);
-    // Python skips the "not all arguments converted" check for an argument it can subscript
-    // (a dict, a list, jinja2's Undefined), other than a tuple or a string.
-    let lenient = matches!(
-        args,
-        Value::Dict(_) | Value::Json(_) | Value::List(_) | Value::Undefined(_)
-    );
     let mut next = 0usize;
     let take = |next: &mut usize| -> Result<Value<'a>, Error> {
         let v = list
@@ -144,7 +164,32 @@ pub(crate) fn percent<'a>(
             Some(v) => v,
             None => take(&mut next)?,
         };
-        percent_one(out, &v, ty, sp, pos)?;
+        // The helper has `__int__` and `__float__` but no `__index__`.
+        if escape && matches!(ty, 'x' | 'X' | 'o') {
+            return Err(err!(
+                Type,
+                "%{ty} format: an integer is required, not _MarkupEscapeHelper"
+            ));
+        }
+        if escape && ty == 'c' {
+            return Err(err!(Type, "%c requires int or char"));
+        }
+        if escape && matches!(ty, 's' | 'r' | 'a') {
+            let mut text = String::new();
+            match ty {
+                's' => write_str(&mut text, &v),
+                'r' => write_repr(&mut text, &v),
+                _ => write_ascii(&mut text, &v),
+            }
+            if !(ty == 's' && matches!(v, Value::Markup(_))) {
+                let mut escaped = String::with_capacity(text.len());
+                crate::value::markup::escape_into(&mut escaped, &text);
+                text = escaped;
+            }
+            percent_one(out, &Value::Str(&text), 's', sp, pos)?;
+        } else {
+            percent_one(out, &v, ty, sp, pos)?;
+        }
         if out.len() > ctx.max_value {
             return Err(ctx.too_large());
         }
