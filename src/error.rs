@@ -72,6 +72,17 @@ impl fmt::Display for Limit {
 pub enum ExceptionClass {
     /// `jinja2.TemplateSyntaxError`: the source does not parse.
     TemplateSyntaxError,
+    /// Python's `UnicodeEncodeError`: `str.encode` with a codec that cannot encode a
+    /// character.
+    UnicodeEncodeError,
+    /// Python's `UnicodeDecodeError`: `bytes.decode` of bytes the codec cannot decode.
+    UnicodeDecodeError,
+    /// Python's `AssertionError`: an `assert` of jinja2's own failed (`truncate` with a
+    /// length shorter than its end marker).
+    AssertionError,
+    /// Python's `SyntaxError`: jinja2 parses the source but generates Python code that does
+    /// not compile (a slice inside a tuple subscript, `a[1:2, 3]`).
+    SyntaxError,
     /// `jinja2.TemplateAssertionError`: a filter or test that does not exist, used outside
     /// any `if` (found when compiling).
     TemplateAssertionError,
@@ -117,6 +128,10 @@ impl ExceptionClass {
         match self {
             ExceptionClass::TemplateSyntaxError => "TemplateSyntaxError",
             ExceptionClass::TemplateAssertionError => "TemplateAssertionError",
+            ExceptionClass::SyntaxError => "SyntaxError",
+            ExceptionClass::AssertionError => "AssertionError",
+            ExceptionClass::UnicodeEncodeError => "UnicodeEncodeError",
+            ExceptionClass::UnicodeDecodeError => "UnicodeDecodeError",
             ExceptionClass::UndefinedError => "UndefinedError",
             ExceptionClass::SecurityError => "SecurityError",
             ExceptionClass::TemplateRuntimeError => "TemplateRuntimeError",

@@ -73,7 +73,14 @@ fn jinja_suite_matches_the_reference() {
                 want["error_type"].as_str().unwrap_or(""),
                 common::first_line(want["error"].as_str().unwrap_or(""), 100)
             )),
-            (false, Err(_)) => None,
+            (false, Err(e)) if e.exception_class().name() == want["error_type"] => None,
+            (false, Err(e)) => Some(format!(
+                "raises {} ({}) where the reference raises {}: {}",
+                e.exception_class().name(),
+                common::first_line(&e.to_string(), 100),
+                want["error_type"].as_str().unwrap_or(""),
+                common::first_line(want["error"].as_str().unwrap_or(""), 100)
+            )),
         };
         if let Some(why) = verdict {
             if let Some((_, reason)) = KNOWN.iter().find(|(n, _)| *n == name) {

@@ -11,7 +11,9 @@ for transformers (`except jinja2.TemplateError:`, `except jinja2.UndefinedError:
   `TemplateRuntimeError`, `UndefinedError`, `SecurityError`, `FilterArgumentError`;
 - the errors Python itself raises inside a template, which jinja2 lets through, subclass that
   Python class: `TypeError`, `ValueError`, `AttributeError`, `ZeroDivisionError`,
-  `IndexError`, `KeyError`, `OverflowError`, `RuntimeError`, and `RecursionError` /
+  `IndexError`, `KeyError`, `OverflowError`, `RuntimeError`, `UnicodeEncodeError`, `UnicodeDecodeError`,
+  `AssertionError`, `SyntaxError` (Python code
+  jinja2 generates that does not compile), and `RecursionError` /
   `MemoryError` for the depth and size limits (where jinja2 exhausts Python's).
 
 The fuel and template-size limits, which jinja2 does not have, raise `TemplateError`.
@@ -114,6 +116,33 @@ class TemplateRecursionError(TemplateError, RecursionError):
     jinja2 raises there)."""
 
 
+class _UnicodeMessage:
+    """The message as `str(e)`: Python's Unicode errors print their own fields, which a
+    template error does not fill (its `args` hold the message)."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+class TemplateUnicodeEncodeError(_UnicodeMessage, TemplateError, UnicodeEncodeError):
+    """`str.encode` with a codec that cannot encode a character (Python's
+    UnicodeEncodeError)."""
+
+
+class TemplateUnicodeDecodeError(_UnicodeMessage, TemplateError, UnicodeDecodeError):
+    """`bytes.decode` of bytes the codec cannot decode (Python's UnicodeDecodeError)."""
+
+
+class TemplateAssertionFailed(TemplateError, AssertionError):
+    """Python's AssertionError: an assertion of jinja2's own failed (`truncate` with a length
+    shorter than its end marker)."""
+
+
+class TemplatePySyntaxError(TemplateError, SyntaxError):
+    """Python's SyntaxError: jinja2 parses the template but makes Python code of it that does
+    not compile (a slice inside a tuple subscript, `a[1:2, 3]`)."""
+
+
 class TemplateMemoryError(TemplateError, MemoryError):
     """A value or an output larger than the limit (Python's MemoryError, which jinja2 raises
     there)."""
@@ -137,5 +166,9 @@ BY_CLASS = {
     "OverflowError": TemplateOverflowError,
     "RuntimeError": TemplatePyRuntimeError,
     "RecursionError": TemplateRecursionError,
+    "SyntaxError": TemplatePySyntaxError,
+    "AssertionError": TemplateAssertionFailed,
+    "UnicodeEncodeError": TemplateUnicodeEncodeError,
+    "UnicodeDecodeError": TemplateUnicodeDecodeError,
     "MemoryError": TemplateMemoryError,
 }

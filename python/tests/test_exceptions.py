@@ -58,6 +58,21 @@ CASES = {
     "tojson of a namespace": "{{ namespace() | tojson }}",
     "length of a number": "{{ 1 | length }}",
     "iterate a number": "{% for x in 1 %}{% endfor %}",
+    "encode with a codec that cannot": "{{ 'é'.encode('ascii') }}",
+    "decode bytes the codec cannot": "{{ 'é'.encode().decode('ascii') }}",
+    "encode with a number for the codec": "{{ 'a'.encode(1) }}",
+    "truncate shorter than its end": "{{ 'abcdef' | truncate(2) }}",
+    "macro with a repeated parameter": "{% macro m(a, a) %}{% endmacro %}",
+    "call with a repeated keyword": "{% macro m(a) %}{% endmacro %}{{ m(a=1, a=2) }}",
+    "break outside a loop": "{% break %}",
+    "continue after a loop": "{% for x in [1] %}{% endfor %}{% continue %}",
+    "slice inside a tuple subscript": "{{ messages[1:2, 0] }}",
+    "block defined twice": "{% block b %}{% endblock %}{% block b %}{% endblock %}",
+    "extends inside a loop": "{% for x in [] %}{% extends x %}{% endfor %}",
+    "import of an underscore name": "{% if false %}{% from 'm' import _x %}{% endif %}",
+    "urlize with a bad scheme": "{{ 'x' | urlize(extra_schemes=['a:']) }}",
+    "urlize with an undefined limit": "{{ 'http://x.com' | urlize(nope) }}",
+    "markup repeated by undefined": "{{ ('ab' | safe) * nope }}",
     "multiply strings": "{{ 'a' * 'b' }}",
     "negate a string": "{{ -'a' }}",
     "cycler without items": "{{ cycler().next() }}",
@@ -129,10 +144,18 @@ def test_exception_classes_subclass_jinja2_and_python():
         (chatcodec.TemplatePyRuntimeError, RuntimeError),
         (chatcodec.TemplateRecursionError, RecursionError),
         (chatcodec.TemplateMemoryError, MemoryError),
+        (chatcodec.TemplatePySyntaxError, SyntaxError),
+        (chatcodec.TemplateAssertionFailed, AssertionError),
+        (chatcodec.TemplateUnicodeEncodeError, UnicodeEncodeError),
+        (chatcodec.TemplateUnicodeDecodeError, UnicodeDecodeError),
     ]
     for ours, theirs in pairs:
         assert issubclass(ours, theirs), (ours, theirs)
         assert issubclass(ours, jinja2.TemplateError)
+    # Python's Unicode errors print their own fields; ours print the message.
+    with pytest.raises(UnicodeEncodeError) as e:
+        chatcodec.render_jinja_template([MSGS], chat_template="{{ 'é'.encode('ascii') }}")
+    assert "can't encode character" in str(e.value)
     # A syntax error keeps jinja2's attributes; its text is chatcodec's message.
     with pytest.raises(j.TemplateSyntaxError) as e:
         chatcodec.render_jinja_template([MSGS], chat_template="a\n{% if %}")

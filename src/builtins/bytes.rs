@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::error::{err, Error};
+use crate::error::{err, Error, ExceptionClass};
 use crate::value::{Ctx, IterKind, VResult, Value};
 
 use super::args::{bind, to_str};
@@ -40,12 +40,22 @@ impl Codec {
     }
 }
 
-/// The codec named `name` (Python's normalisation: case, `-` and spaces ignored).
-fn codec<'a>(name: Option<Value<'a>>, ctx: &Ctx<'a>) -> Result<Codec, Error> {
+/// The codec named `name` (Python's normalisation: case, `-` and spaces ignored), for the
+/// method `method`.
+fn codec(name: Option<Value<'_>>, method: &str) -> Result<Codec, Error> {
     let Some(v) = name else {
         return Ok(Codec::Utf8);
     };
-    let raw = to_str(ctx, &v);
+    let raw = match v {
+        Value::Str(s) | Value::Markup(s) => s,
+        other => {
+            return Err(err!(
+                Type,
+                "{method}() argument 'encoding' must be str, not {}",
+                other.type_name()
+            ))
+        }
+    };
     let norm: String = raw
         .chars()
         .map(|c| match c {
@@ -79,7 +89,7 @@ pub(super) fn encode<'a>(
     kw: Kwargs<'_, 'a>,
 ) -> VResult<'a> {
     let [encoding, errors] = bind("encode", ["encoding", "errors"], args, kw)?;
-    let codec = codec(encoding, ctx)?;
+    let codec = codec(encoding, "encode")?;
     let errors = handler(errors, ctx);
     let mut out: Vec<u8> = Vec::with_capacity(s.len());
     for (i, c) in s.chars().enumerate() {
@@ -113,7 +123,8 @@ pub(super) fn encode<'a>(
                     Value,
                     "'{}' codec can't encode character '{shown}' in position {i}: ordinal not in range({range})",
                     codec.name()
-                ));
+                )
+                .with_class(ExceptionClass::UnicodeEncodeError));
             }
         }
     }
@@ -130,7 +141,7 @@ pub(super) fn decode<'a>(
     kw: Kwargs<'_, 'a>,
 ) -> VResult<'a> {
     let [encoding, errors] = bind("decode", ["encoding", "errors"], args, kw)?;
-    let codec = codec(encoding, ctx)?;
+    let codec = codec(encoding, "decode")?;
     let errors = handler(errors, ctx);
     let bytes: Vec<u8> = items
         .iter()
@@ -158,7 +169,8 @@ pub(super) fn decode<'a>(
                 "'{}' codec can't decode byte 0x{:02x} in position {at}",
                 codec.name(),
                 b.first().copied().unwrap_or(0)
-            )),
+            )
+            .with_class(ExceptionClass::UnicodeDecodeError)),
         }
     };
     match codec {

@@ -270,7 +270,9 @@ fn truncate<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>)
     let leeway = opt_int_arg(leeway)?.unwrap_or(5);
     let end_len = end.chars().count() as i64;
     if length < end_len {
-        return Err(err!(Value, "expected length >= {end_len}, got {length}"));
+        // jinja2's `assert`.
+        return Err(err!(Value, "expected length >= {end_len}, got {length}")
+            .with_class(ExceptionClass::AssertionError));
     }
     if leeway < 0 {
         return Err(err!(Value, "expected leeway >= 0, got {leeway}"));

@@ -74,7 +74,8 @@ pub(super) fn urlize<'a>(
             if !is_scheme(s) {
                 let mut r = String::new();
                 crate::value::fmt::write_str_repr(&mut r, s);
-                return Err(err!(Value, "{r} is not a valid URI scheme prefix."));
+                return Err(err!(Value, "{r} is not a valid URI scheme prefix.")
+                    .with_class(ExceptionClass::FilterArgumentError));
             }
             schemes.push(s);
         }
@@ -84,6 +85,7 @@ pub(super) fn urlize<'a>(
         Some(Value::Int(i)) => Limit::Chars(i),
         Some(Value::Bool(b)) => Limit::Chars(i64::from(b)),
         Some(Value::Float(f)) => Limit::Float(f),
+        Some(u @ Value::Undefined(_)) => Limit::Undefined(ops::undefined_error(&u)),
         Some(other) => Limit::Bad(other.type_name()),
     };
     let text = match crate::value::markup::escape(ctx, v) {
@@ -111,7 +113,7 @@ pub(super) fn urlize<'a>(
 }
 
 /// `trim_url_limit`, as Python uses it: `len(x) > limit` then `x[:limit]`.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Limit {
     /// No trimming.
     None,
@@ -121,6 +123,8 @@ enum Limit {
     Float(f64),
     /// Any other type: the comparison fails.
     Bad(&'static str),
+    /// An undefined value: the comparison raises its error.
+    Undefined(Error),
 }
 
 /// What every word needs.
@@ -134,9 +138,9 @@ struct Opts<'o> {
 }
 
 /// The shown text of a URL: trimmed to the limit with `...`.
-fn trim(out: &mut String, url: &str, limit: Limit) -> Result<(), Error> {
+fn trim(out: &mut String, url: &str, limit: &Limit) -> Result<(), Error> {
     let n = url.chars().count();
-    match limit {
+    match *limit {
         Limit::None => out.push_str(url),
         Limit::Chars(l) if (n as i64) <= l => out.push_str(url),
         Limit::Chars(l) => {
@@ -155,6 +159,7 @@ fn trim(out: &mut String, url: &str, limit: Limit) -> Result<(), Error> {
                 "slice indices must be integers or None or have an __index__ method"
             ))
         }
+        Limit::Undefined(ref e) => return Err(e.clone()),
         Limit::Bad(t) => {
             return Err(err!(
                 Type,
@@ -211,7 +216,7 @@ fn word(out: &mut String, w: &str, o: &Opts<'_>) -> Result<(), Error> {
         out.push('"');
         out.push_str(o.attrs);
         out.push('>');
-        trim(out, m, o.limit)?;
+        trim(out, m, &o.limit)?;
         out.push_str("</a>");
     } else if let Some(addr) = m.strip_prefix("mailto:").filter(|a| is_email(a)) {
         out.push_str("<a href=\"");

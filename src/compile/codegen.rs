@@ -493,7 +493,12 @@ impl<'s, 'a> Gen<'s, 'a> {
                 let is_break = matches!(stmt, Stmt::Break(_));
                 let Some(lp) = self.loops.last() else {
                     let what = if is_break { "break" } else { "continue" };
-                    return Err(self.error(span, err!(Syntax, "'{what}' outside of a loop")));
+                    // jinja2 makes Python code of it that does not compile.
+                    return Err(self.error(
+                        span,
+                        err!(Syntax, "'{what}' outside loop")
+                            .with_class(ExceptionClass::SyntaxError),
+                    ));
                 };
                 let top = lp.top;
                 if is_break {

@@ -6,7 +6,7 @@ use bumpalo::Bump;
 /// A vector in the AST arena.
 type AVec<'a, T> = bumpalo::collections::Vec<'a, T>;
 
-use crate::error::{err, Error, ErrorKind, Limit};
+use crate::error::{err, Error, ErrorKind, ExceptionClass, Limit};
 use crate::syntax::ast::{
     Args, Cmp, Expr, ExprKind, ForLoop, Lit, MacroDef, Stmt, Target, UnOp, NO_ARGS,
 };
@@ -38,7 +38,8 @@ pub(crate) fn parse<'a>(
         let in_blocks = p.blocks.iter().find_map(|b| nested_extends(b.body, false));
         if let Some(at) = nested_extends(body, true).or(in_blocks) {
             return Err(err!(Syntax, "cannot use extend from a non top-level scope")
-                .with_offset(src, at.start as usize));
+                .with_offset(src, at.start as usize)
+                .with_class(ExceptionClass::TemplateAssertionError));
         }
     }
     if p.blocks.is_empty() {
@@ -385,7 +386,8 @@ impl<'a> Parser<'a> {
                             Syntax,
                             "names starting with an underline can not be imported"
                         )
-                        .with_offset(self.src, at));
+                        .with_offset(self.src, at)
+                        .with_class(ExceptionClass::TemplateAssertionError));
                     }
                     if self.eat_name("as") {
                         self.import_target()?;
@@ -536,8 +538,10 @@ impl<'a> Parser<'a> {
             }
             if params.iter().any(|(n, _)| *n == name) {
                 return Err(
+                    // jinja2 makes Python code of it that does not compile.
                     err!(Syntax, "duplicate argument '{name}' in macro definition")
-                        .with_offset(self.src, at.start as usize),
+                        .with_offset(self.src, at.start as usize)
+                        .with_class(ExceptionClass::SyntaxError),
                 );
             }
             params.push((name, default));
@@ -585,7 +589,8 @@ impl<'a> Parser<'a> {
             .any(|b| b.name.strip_prefix("block ") == Some(name))
         {
             return Err(err!(Syntax, "block '{name}' defined twice")
-                .with_offset(self.src, name_span.start as usize));
+                .with_offset(self.src, name_span.start as usize)
+                .with_class(ExceptionClass::TemplateAssertionError));
         }
         self.in_block.push(name);
         let (body, _) = self.body(&["endblock"])?;
@@ -1067,54 +1072,68 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `node[...]`, as jinja2 parses it: comma-separated keys or slices, no trailing comma;
+    /// one key is the key, none or several are a tuple (`a[]` is `a[()]`).
     fn subscript(&mut self, node: &'a Expr<'a>) -> PResult<&'a Expr<'a>> {
-        let mut parts: [Option<&'a Expr<'a>>; 3] = [None; 3];
-        let mut is_slice = false;
-        let mut idx = 0;
         // Nearly every subscript has one key: a list only from the second on.
-        let mut first = None;
-        let mut keys = self.vec();
-        loop {
-            if self.is_op(Op::Colon) {
-                is_slice = true;
-                self.pos += 1;
-                idx += 1;
-                if idx > 2 {
-                    return self.fail("']'");
-                }
-                continue;
+        let mut first: Option<Subscribed<'a>> = None;
+        let mut rest = self.vec();
+        while !self.is_op(Op::RBracket) {
+            if first.is_some() {
+                self.expect_op(Op::Comma)?;
             }
-            if self.is_op(Op::RBracket) {
-                self.pos += 1;
-                break;
-            }
-            if self.is_op(Op::Comma) && !is_slice {
-                self.pos += 1;
-                continue;
-            }
-            let e = self.expression(true)?;
-            if is_slice || self.is_op(Op::Colon) {
-                parts[idx] = Some(e);
-            } else if first.is_none() {
-                first = Some(e);
-            } else {
-                keys.push(e);
+            let item = self.subscribed()?;
+            match first {
+                None => first = Some(item),
+                Some(_) => rest.push(item),
             }
         }
+        self.pos += 1;
         let span = node.span.to(self.prev_span());
-        if is_slice {
-            return Ok(self.node(ExprKind::Slice(node, parts), span));
-        }
-        let key = match (first, keys.is_empty()) {
-            (None, _) => return self.fail("a subscript"),
-            (Some(k), true) => k,
+        let kind = match (first, rest.is_empty()) {
+            (Some(Subscribed::Key(k)), true) => ExprKind::Item(node, k),
+            (Some(Subscribed::Slice(parts)), true) => ExprKind::Slice(node, parts),
+            (None, _) => ExprKind::Item(node, self.node(ExprKind::Tuple(&[]), span)),
             (Some(k), false) => {
-                let mut items = self.vec_of(*k);
-                items.extend(keys.iter().map(|k| **k));
-                self.node(ExprKind::Tuple(self.slice(items)), span)
+                let mut items = self.vec();
+                for item in std::iter::once(&k).chain(rest.iter()) {
+                    match *item {
+                        Subscribed::Key(k) => items.push(*k),
+                        // jinja2 makes Python code of it that does not compile.
+                        Subscribed::Slice(_) => {
+                            return Err(err!(
+                                Syntax,
+                                "invalid syntax: a slice inside a tuple subscript"
+                            )
+                            .with_offset(self.src, span.start as usize)
+                            .with_class(ExceptionClass::SyntaxError))
+                        }
+                    }
+                }
+                ExprKind::Item(node, self.node(ExprKind::Tuple(self.slice(items)), span))
             }
         };
-        Ok(self.node(ExprKind::Item(node, key), span))
+        Ok(self.node(kind, span))
+    }
+
+    /// One item of a subscript: an expression, or `start:stop:step` with each part optional.
+    fn subscribed(&mut self) -> PResult<Subscribed<'a>> {
+        let mut parts: [Option<&'a Expr<'a>>; 3] = [None; 3];
+        if !self.eat_op(Op::Colon) {
+            let e = self.expression(true)?;
+            if !self.eat_op(Op::Colon) {
+                return Ok(Subscribed::Key(e));
+            }
+            parts[0] = Some(e);
+        }
+        let ends = |p: &Self| p.is_op(Op::RBracket) || p.is_op(Op::Comma);
+        if !self.is_op(Op::Colon) && !ends(self) {
+            parts[1] = Some(self.expression(true)?);
+        }
+        if self.eat_op(Op::Colon) && !ends(self) {
+            parts[2] = Some(self.expression(true)?);
+        }
+        Ok(Subscribed::Slice(parts))
     }
 
     fn args(&mut self) -> PResult<&'a Args<'a>> {
@@ -1144,7 +1163,8 @@ impl<'a> Parser<'a> {
                 if kw.iter().any(|(k, _)| *k == n) {
                     // Python refuses the call when it compiles it, as jinja2 does.
                     return Err(err!(Syntax, "keyword argument repeated: {n}")
-                        .with_offset(self.src, self.span().start as usize));
+                        .with_offset(self.src, self.span().start as usize)
+                        .with_class(ExceptionClass::SyntaxError));
                 }
                 self.pos += 2;
                 kw.push((n, *self.expression(true)?));
@@ -1294,6 +1314,15 @@ fn describe(tok: Option<&Tok<'_>>) -> String {
         Some(Tok::Float(f)) => format!("'{f}'"),
         Some(Tok::Op(o)) => format!("'{}'", o.as_str()),
     }
+}
+
+/// One item of a subscript (see `Parser::subscribed`).
+#[derive(Clone, Copy)]
+enum Subscribed<'a> {
+    /// `a[key]`.
+    Key(&'a Expr<'a>),
+    /// `a[start:stop:step]`, each part optional.
+    Slice([Option<&'a Expr<'a>>; 3]),
 }
 
 #[cfg(test)]

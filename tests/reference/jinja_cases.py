@@ -717,6 +717,24 @@ def cases():
     ]
     for i, src in enumerate(markup_percent):
         add(f"expr/markup_percent/{i:02d}", src)
+
+    # ---- subscripts as jinja2 parses them: comma-separated keys or slices, `a[]` is `a[()]` --------
+    subscripts = [
+        "{% set a = {(): 5} %}{{ a[] }}", "{{ 'abc'[] }}", "{{ l[] is undefined }}", "{{ d[]|default('fb') }}",
+        "{{ zz[] }}", "{{ l[1,] }}", "{{ l[1 2] }}", "{% set a = {(1, 2): 5} %}{{ a[1, 2] }}|{{ a[(1, 2)] }}",
+        "{{ l[1:2, 3] }}", "{{ l[1:2:1:1] }}", "{{ l[,] }}", "{{ l[:,] }}", "{{ l[::] }}|{{ l[::-1] }}|{{ l[:1:] }}",
+        "{{ l[:2] }}{{ l[1:] }}{{ l[:] }}{{ l[1::] }}", "{{ d[1:2, 'a'] }}", "{{ l[0][] }}", "{{ s[0, 1] }}",
+    ]
+    for i, src in enumerate(subscripts):
+        add(f"expr/subscript_syntax/{i:02d}", src)
+    # `break`/`continue` outside a loop: jinja2's generated Python does not compile (SyntaxError).
+    outside = ["{% break %}", "{% if t %}{% continue %}{% endif %}", "{% for x in l %}{% endfor %}{% break %}",
+               "{% macro m() %}{% break %}{% endmacro %}{% for x in l %}{{ m() }}{% endfor %}",
+               "{% for x in l %}{% call m() %}{% break %}{% endcall %}{% endfor %}",
+               "{% for x in l %}{% else %}{% break %}{% endfor %}",
+               "{% for x in l %}{% set y %}{% break %}{% endset %}{% endfor %}ok"]
+    for i, src in enumerate(outside):
+        add(f"stmt/loop_control_outside/{i:02d}", src)
     return out
 
 
