@@ -363,8 +363,13 @@ fn decisions_on_small_templates() {
             format!("{{% set ns = namespace(u=0) %}}{{% for m in messages %}}{{% if m.role == 'user' %}}{{% set ns.u = loop.index0 %}}{{% endif %}}{{% endfor %}}{{% for m in messages %}}{body}{{% endfor %}}"),
             "several loops read the messages",
         ),
+        // A filter whose loop body never reads `loop` is asked item by item, like an `if`.
         (
             format!("{{% for m in messages if m.role != 'system' %}}{body}{{% endfor %}}"),
+            "stable",
+        ),
+        (
+            format!("{{% for m in messages if m.role != 'system' %}}{{{{ loop.index }}}}{body}{{% endfor %}}"),
             "the message loop is filtered",
         ),
         (
@@ -383,6 +388,32 @@ fn decisions_on_small_templates() {
         panic!("stable")
     };
     assert_eq!(at.map(|(line, _)| line), Some(2));
+}
+
+#[test]
+fn lazily_filtered_loops_resume_as_they_render() {
+    // The filter is asked for each message when its turn comes: a namespace the body changes
+    // reaches the filter of the messages after it, in a full render and when resuming.
+    let sources = [
+        "{% for m in messages if m.role != 'system' %}<|{{ m.role }}|>{{ m.content }}\n{% endfor %}",
+        "{% set ns = namespace(seen=0) %}{% for m in messages if ns.seen < 2 or m.role == 'user' %}\
+         [{{ m.role }}:{{ m.content }}]{% set ns.seen = ns.seen + 1 %}{% endfor %}{{ ns.seen }}",
+        "{% for m in messages if m.content %}{{ m.content }}|{% else %}none{% endfor %}",
+    ];
+    let conversation = json!({"messages": [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "u1"},
+        {"role": "assistant", "content": "a1"},
+        {"role": "assistant", "content": ""},
+        {"role": "user", "content": "u2"},
+        {"role": "assistant", "content": "a2"},
+    ], "add_generation_prompt": false});
+    for src in sources {
+        let t = Template::new(src).unwrap();
+        let inc = Incremental::new(&t);
+        check_conversation(&inc, &conversation, &|r| render_request(&t, r))
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+    }
 }
 
 #[test]

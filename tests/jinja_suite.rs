@@ -14,10 +14,18 @@ use serde_json::Value;
 
 /// Cases where chatcodec knowingly differs from the reference, with the reason. Every other
 /// difference fails the test, and so does a listed case that stops differing.
-const KNOWN: &[(&str, &str)] = &[(
-    "stmt/numbers/35",
-    "complex numbers (a negative base to a fractional power) are an error",
-)];
+const KNOWN: &[(&str, &str)] = &[
+    (
+        "stmt/numbers/35",
+        "complex numbers (a negative base to a fractional power) are an error",
+    ),
+    (
+        "stmt/loop_filter_turn/12",
+        "a filtered loop whose body reads loop.last: jinja2 asks the filter for the next item \
+         when loop.last is read, chatcodec asks it for every item before the loop starts (the \
+         same unless the filter reads what the body changes)",
+    ),
+];
 
 /// Equal, once Python memory addresses (`at 0x7f...>`, which differ from run to run) are
 /// taken out of both.

@@ -24,6 +24,8 @@ const REC_FUNC: &str = "loop()";
 const REC_ITEMS: &str = "loop(items)";
 const REC_DEPTH: &str = "loop(depth)";
 const REC_MARK: &str = "loop(recursive)";
+/// A name a template cannot spell: whether an item of a lazily filtered loop passed.
+const PASSED: &str = "loop(passed)";
 
 /// Generates the program for `ast`; `source` is the normalized source (for errors).
 pub(super) fn generate<'a>(
@@ -676,6 +678,11 @@ impl<'s, 'a> Gen<'s, 'a> {
         let inner = &names[loop_var_count + 1 + usize::from(recursive)..];
 
         self.expr(iter)?;
+        if let Some(cond) = filter {
+            if !recursive && !super::mentions::stmts(body, "loop") {
+                return self.lazily_filtered_loop(target, cond, body, otherwise, &names, span);
+            }
+        }
         self.push_scope(&names)?;
         if let Some(cond) = filter {
             // Materialize the items that pass the filter first: loop.length counts them.
@@ -737,6 +744,95 @@ impl<'s, 'a> Gen<'s, 'a> {
         }
         let after = self.pc();
         self.patch(loop_end, after);
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// `{% for target in items if cond %}` whose body never reads `loop` (the iterable is on
+    /// the stack): as jinja2 runs it, the filter is asked for each item just before that
+    /// item's turn, so the body's effects (a namespace it changes) reach the filter of the
+    /// items after it, and an item is unpacked only when its turn comes. The filter is a
+    /// frame of its own: the target's names are its locals, any other name is the enclosing
+    /// scope's (not a name the body assigns). `names` are the loop scope's names.
+    fn lazily_filtered_loop(
+        &mut self,
+        target: &Target<'a>,
+        cond: &Expr<'a>,
+        body: &[Stmt<'a>],
+        otherwise: Option<&[Stmt<'a>]>,
+        names: &[&'a str],
+        span: Span,
+    ) -> GResult {
+        let mut filter_names = AVec::new_in(self.arena);
+        target_names(target, &mut filter_names);
+        let loop_var_count = filter_names.len();
+        // Whether an item passed, for `else`.
+        filter_names.push(PASSED);
+        self.push_scope(&filter_names)?;
+        let passed = self.local_slot(PASSED);
+        if otherwise.is_some() {
+            self.lit(Lit::Bool(false));
+            self.emit(Instr::Store(passed));
+        }
+        self.push_scope(names)?;
+        let loop_slot = self.local_slot("loop");
+        self.mark(span);
+        self.emit(Instr::IterInit(loop_slot));
+        let top = self.pc();
+        let exit = self.emit(Instr::Iter(0));
+        self.emit(Instr::Dup);
+        // The filter's frame: the loop scope set aside.
+        let scope = self.scopes.pop();
+        let soft = std::mem::take(&mut self.soft);
+        let filtered = self.store(target).and_then(|()| self.expr(cond));
+        self.soft = soft;
+        if let Some(scope) = scope {
+            self.scopes.push(scope);
+        }
+        filtered?;
+        let reject = self.emit(Instr::JumpIfFalse(0));
+        if otherwise.is_some() {
+            self.lit(Lit::Bool(true));
+            self.emit(Instr::Store(passed));
+        }
+        self.store(target)?;
+        self.init_from_outer(&names[loop_var_count + 1..]);
+        self.loops.push(LoopCtx {
+            top,
+            breaks: Vec::new(),
+        });
+        self.hard(|c| c.block(body))?;
+        self.emit(Instr::Jump(top));
+        let rejected = self.pc();
+        self.patch(reject, rejected);
+        self.emit(Instr::Pop);
+        self.emit(Instr::Jump(top));
+        let end = self.pc();
+        self.patch(exit, end);
+        let lp = self.loops.pop();
+        for b in lp.map(|l| l.breaks).unwrap_or_default() {
+            self.patch(b, end);
+        }
+        // Ends the iteration; `else` is skipped below when an item passed.
+        let loop_end = self.emit(Instr::LoopEnd(0));
+        let after_end = self.pc();
+        self.patch(loop_end, after_end);
+        self.scopes.pop();
+        if otherwise.is_some() {
+            self.emit(Instr::Load(passed));
+        }
+        // `else` is in the enclosing scope.
+        self.scopes.pop();
+        if let Some(body) = otherwise {
+            let skip = self.emit(Instr::JumpIfTrueOrPop(0));
+            self.hard(|c| c.block(body))?;
+            let to_pop = self.emit(Instr::Jump(0));
+            let here = self.pc();
+            self.patch(skip, here);
+            self.emit(Instr::Pop);
+            let after = self.pc();
+            self.patch(to_pop, after);
+        }
         self.depth -= 1;
         Ok(())
     }

@@ -7,6 +7,7 @@ mod content;
 mod inspect;
 mod instr;
 mod intern;
+mod mentions;
 mod scope;
 
 pub(crate) use content::reads_content_parts;

@@ -735,6 +735,30 @@ def cases():
                "{% for x in l %}{% set y %}{% break %}{% endset %}{% endfor %}ok"]
     for i, src in enumerate(outside):
         add(f"stmt/loop_control_outside/{i:02d}", src)
+
+    # ---- a loop's `if` filter is asked for each item when its turn comes ------------------------
+    # (the body's effects reach the filter of later items; an item is unpacked only then);
+    # `loop.length`/`loop.last` in the body look ahead.
+    lazy = [
+        "{% set ns = namespace(go=true) %}{% for x in l if ns.go %}{{ x }}{% set ns.go = false %}{% endfor %}",
+        "{% set ns = namespace(n=0) %}{% for x in [1, 2, 3, 4] if x > ns.n %}{{ x }}{% set ns.n = x + 1 %}{% endfor %}",
+        "{% for a, b in [[1, 2], [1]] if true %}{{ a }}{{ zz.y }}{% endfor %}",
+        "{% set y = true %}{% for x in [1, 2] if y %}{{ x }}{% set y = false %}{% endfor %}{{ y }}",
+        "{% set x = 9 %}{% for x in [1, 2] if x > 5 %}{{ x }}{% else %}E{{ x }}{% endfor %}{{ x }}",
+        "{% for x in [1, 2, 3] if x > 1 %}{{ x }}{% if x == 2 %}{% continue %}{% endif %}|{% else %}E{% endfor %}",
+        "{% for x in l if x > 1 %}{{ x }}{% break %}{% endfor %}",
+        "{% for x in empty if x %}{% else %}empty{% endfor %}",
+        "{% for k, v in d.items() if v > 1 %}{{ k }}{{ v }}{% else %}no{% endfor %}",
+        "{% for m in msgs if m.role != 'system' %}{% for k in [1, 2] if k > 1 %}{{ m.role }}{{ k }}{% endfor %}{% endfor %}",
+        "{% for x in l if loop is undefined %}{{ x }}{% endfor %}",
+        "{% for x in [1, 2] %}{% for y in [3, 4] if loop.index == 1 %}{{ x }}{{ y }}{% endfor %}{% endfor %}",
+        "{% set ns = namespace(go=true) %}{% for x in l if ns.go %}{{ x }}{{ loop.last }}{% set ns.go = false %}{% endfor %}",
+        "{% set ns = namespace(go=true) %}{% for x in l if ns.go %}{{ x }}{{ loop.length }}{% set ns.go = false %}{% endfor %}",
+        "{% for x in l if x is odd %}{{ x }}{% set x = 0 %}{{ x }}{% endfor %}",
+        "{% for x in l if x > 1 %}{% set t = x %}{% endfor %}{{ t is defined }}",
+    ]
+    for i, src in enumerate(lazy):
+        add(f"stmt/loop_filter_turn/{i:02d}", src)
     return out
 
 
