@@ -410,6 +410,21 @@ impl<'s, 'a> Gen<'s, 'a> {
                 }
                 self.soft -= 1;
             }
+            Stmt::For(f)
+                if super::mentions::target_has(&f.target, "loop")
+                    || super::mentions::stores(f.body, "loop")
+                    || f.otherwise
+                        .is_some_and(|b| super::mentions::stores(b, "loop")) =>
+            {
+                return Err(self.error(
+                    f.span,
+                    err!(
+                        Syntax,
+                        "Can't assign to special loop variable in for-loop target"
+                    )
+                    .with_class(ExceptionClass::TemplateAssertionError),
+                ));
+            }
             Stmt::For(f) if !f.recursive => self.for_loop(
                 &f.target,
                 &f.iter,
@@ -971,6 +986,19 @@ impl<'s, 'a> Gen<'s, 'a> {
 
     /// A macro (or a call block's caller): a frame of its own, defaults included.
     fn macro_def(&mut self, m: &MacroDef<'a>) -> Result<u32, Error> {
+        // A `caller` parameter without a default, in a body that reads `caller`.
+        if m.params.iter().any(|(n, d)| *n == "caller" && d.is_none())
+            && super::mentions::stmts(m.body, "caller")
+        {
+            return Err(self.error(
+                m.span,
+                err!(
+                    Syntax,
+                    "When defining macros or call blocks the special \"caller\" argument must be omitted or be given a default."
+                )
+                .with_class(ExceptionClass::TemplateAssertionError),
+            ));
+        }
         self.hard(|c| c.macro_body(m))
     }
 

@@ -1,8 +1,50 @@
 //! Whether a piece of a template mentions a name anywhere (nested loops, macros and call
 //! blocks included): a conservative question the code generator asks before choosing a
-//! cheaper or lazier form that is only right when a name is never read.
+//! cheaper or lazier form that is only right when a name is never read; and whether it
+//! assigns a name anywhere, which jinja2 refuses for some names.
 
-use crate::syntax::ast::{Args, Expr, ExprKind, MacroDef, Stmt};
+use crate::syntax::ast::{Args, Expr, ExprKind, MacroDef, Stmt, Target};
+
+/// Whether a `set`, a block `set` or a `for` target anywhere in `body` (nested loops,
+/// macros and call blocks included) assigns `name`: what jinja2 calls a store of it.
+pub(super) fn stores(body: &[Stmt<'_>], name: &str) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Set { target, .. } => target_has(target, name),
+        Stmt::SetBlock { target, body, .. } => target_has(target, name) || stores(body, name),
+        Stmt::For(f) => {
+            target_has(&f.target, name)
+                || stores(f.body, name)
+                || f.otherwise.is_some_and(|b| stores(b, name))
+        }
+        Stmt::If {
+            branches,
+            otherwise,
+        } => {
+            branches.iter().any(|(_, b)| stores(b, name))
+                || otherwise.is_some_and(|b| stores(b, name))
+        }
+        Stmt::Macro(m) => stores(m.body, name),
+        Stmt::CallBlock { caller, .. } => stores(caller.body, name),
+        Stmt::FilterBlock { body, .. }
+        | Stmt::Generation(body)
+        | Stmt::Autoescape { body, .. }
+        | Stmt::With { body, .. } => stores(body, name),
+        Stmt::Data(_)
+        | Stmt::Print(_)
+        | Stmt::Break(_)
+        | Stmt::Continue(_)
+        | Stmt::NoLoader { .. } => false,
+    })
+}
+
+/// Whether `target` binds `name` (a namespace attribute binds none).
+pub(super) fn target_has(target: &Target<'_>, name: &str) -> bool {
+    match target {
+        Target::Name(n) => *n == name,
+        Target::Tuple(items, _) => items.iter().any(|t| target_has(t, name)),
+        Target::Attr(..) => false,
+    }
+}
 
 /// Whether any statement of `body` mentions `name`.
 pub(super) fn stmts(body: &[Stmt<'_>], name: &str) -> bool {

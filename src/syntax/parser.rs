@@ -512,12 +512,10 @@ impl<'a> Parser<'a> {
     fn params(&mut self) -> PResult<&'a [(&'a str, Option<Expr<'a>>)]> {
         let mut params = self.vec();
         self.expect_op(Op::LParen)?;
+        // No trailing comma, unlike a call.
         while !self.eat_op(Op::RParen) {
             if !params.is_empty() {
                 self.expect_op(Op::Comma)?;
-                if self.eat_op(Op::RParen) {
-                    break;
-                }
             }
             let at = self.span();
             let name = self.expect_name()?;
@@ -1149,17 +1147,31 @@ impl<'a> Parser<'a> {
                     break;
                 }
             }
+            // jinja2's order: positional arguments, `*args`, keywords, `**kwargs` (keywords
+            // may also come before `*args`), each splat once.
+            let at = self.span();
+            let order = |ok: bool| -> PResult<()> {
+                if ok {
+                    Ok(())
+                } else {
+                    Err(err!(Syntax, "invalid syntax for function call expression")
+                        .with_offset(self.src, at.start as usize))
+                }
+            };
             if self.eat_op(Op::Mul) {
+                order(star.is_none() && dstar.is_none())?;
                 star = Some(self.expression(true)?);
                 continue;
             }
             if self.eat_op(Op::Pow) {
+                order(dstar.is_none())?;
                 dstar = Some(self.expression(true)?);
                 continue;
             }
             if let (Some(Tok::Name(n)), Some(Tok::Op(Op::Assign))) = (self.peek(), self.peek_at(1))
             {
                 let n = *n;
+                order(dstar.is_none())?;
                 if kw.iter().any(|(k, _)| *k == n) {
                     // Python refuses the call when it compiles it, as jinja2 does.
                     return Err(err!(Syntax, "keyword argument repeated: {n}")
@@ -1169,9 +1181,7 @@ impl<'a> Parser<'a> {
                 self.pos += 2;
                 kw.push((n, *self.expression(true)?));
             } else {
-                if !kw.is_empty() {
-                    return self.fail("a keyword argument (positional after keyword)");
-                }
+                order(star.is_none() && dstar.is_none() && kw.is_empty())?;
                 pos.push(*self.expression(true)?);
             }
         }

@@ -759,6 +759,30 @@ def cases():
     ]
     for i, src in enumerate(lazy):
         add(f"stmt/loop_filter_turn/{i:02d}", src)
+
+    # ---- what jinja2 refuses when it compiles: `loop` assigned inside a loop, a `caller`
+    # parameter without a default in a body that reads it, a trailing comma in a signature,
+    # call arguments out of order ------------------------------------------------------------
+    refused = [
+        "{% for loop in l %}{% endfor %}", "{% for a, loop in [[1, 2]] %}{% endfor %}",
+        "{% for x in l %}{% set loop = 1 %}{% endfor %}", "{% for x in l %}{% else %}{% set loop = 1 %}{% endfor %}",
+        "{% for x in l %}{% for loop in l %}{% endfor %}{% endfor %}",
+        "{% for x in l %}{% macro m() %}{% set loop = 2 %}{% endmacro %}{% endfor %}",
+        "{% for x in l %}{% set a, loop = 1, 2 %}{% endfor %}", "{% for x in l %}{% set loop %}a{% endset %}{% endfor %}",
+        "{% for x in l %}{% with loop = 1 %}{{ loop }}{% endwith %}{% endfor %}", "{% set loop = 1 %}{{ loop }}",
+        "{% macro m(loop) %}{{ loop }}{% endmacro %}{% for x in [1] %}{{ m(x) }}{% endfor %}",
+        "{% macro x(caller) %}[{{ caller() }}]{% endmacro %}{{ x(1) }}", "{% macro x(caller) %}[]{% endmacro %}{{ x(1) }}",
+        "{% macro x(a, caller=none) %}[{{ caller }}]{% endmacro %}{{ x(1) }}",
+        "{% macro x(caller, b=1) %}{% macro y() %}{{ caller }}{% endmacro %}{% endmacro %}ok",
+        "{% macro f(caller) %}{% endmacro %}{% call(caller) f() %}{{ caller }}{% endcall %}",
+        "{% macro f(a,) %}{% endmacro %}", "{% macro f(a) %}{{ caller(1) }}{% endmacro %}{% call(x,) f() %}{{ x }}{% endcall %}",
+        "{% macro f() %}{% endmacro %}{% call() f() %}{% endcall %}ok",
+        "{{ range(*[1], 4) }}", "{{ range(*[1], *[2]) }}", "{{ dict(**{'a': 1}, b=1) }}", "{{ dict(b=1, **{'a': 1}) }}",
+        "{{ range(1, *[4]) }}", "{{ dict(a=1, *[]) }}", "{{ range(**{}, **{}) }}", "{{ range(3,) }}",
+        "{{ dict(*[], **{}) }}", "{{ dict(**{}, *[]) }}", "{{ range(1, a=2, 3) }}",
+    ]
+    for i, src in enumerate(refused):
+        add(f"stmt/compile_refusals/{i:02d}", src)
     return out
 
 

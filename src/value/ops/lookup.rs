@@ -13,6 +13,11 @@ use super::undefined::{missing_attr, obj_type_repr, undefined_error};
 /// use raises `SecurityError` (see [`undefined_error`]).
 pub(crate) fn getattr<'a>(ctx: &Ctx<'a>, obj: Value<'a>, name: &'a str) -> VResult<'a> {
     if obj.is_undefined() {
+        // An attribute jinja2's `Undefined` has is found, and the sandbox refuses it: an
+        // undefined value that prints as nothing and fails with a SecurityError when used.
+        if super::undefined::undefined_has_attr(name) {
+            return Ok(missing_attr(ctx, &obj, name));
+        }
         return Err(undefined_error(&obj));
     }
     if let Some(v) = attribute(ctx, obj, name) {

@@ -25,6 +25,78 @@ pub(crate) fn undefined_hint<'a>(ctx: &Ctx<'a>, hint: &'a str) -> Value<'a> {
     })))
 }
 
+/// Whether jinja2's `Undefined` has the attribute `name` (its private fields and methods,
+/// and the dunders of its class, as `dir()` lists them): Python finds those on an undefined
+/// value instead of calling its `__getattr__`, which raises.
+pub(crate) fn undefined_has_attr(name: &str) -> bool {
+    name.starts_with('_') && UNDEFINED_ATTRS.binary_search(&name).is_ok()
+}
+
+/// The names starting with `_` of `dir(jinja2.Undefined())` (jinja2 3.1.6, Python 3.11),
+/// sorted.
+const UNDEFINED_ATTRS: &[&str] = &[
+    "__add__",
+    "__aiter__",
+    "__bool__",
+    "__call__",
+    "__class__",
+    "__complex__",
+    "__delattr__",
+    "__dir__",
+    "__div__",
+    "__doc__",
+    "__eq__",
+    "__float__",
+    "__floordiv__",
+    "__format__",
+    "__ge__",
+    "__getattr__",
+    "__getattribute__",
+    "__getitem__",
+    "__getstate__",
+    "__gt__",
+    "__hash__",
+    "__init__",
+    "__init_subclass__",
+    "__int__",
+    "__iter__",
+    "__le__",
+    "__len__",
+    "__lt__",
+    "__mod__",
+    "__module__",
+    "__mul__",
+    "__ne__",
+    "__neg__",
+    "__new__",
+    "__pos__",
+    "__pow__",
+    "__radd__",
+    "__rdiv__",
+    "__reduce__",
+    "__reduce_ex__",
+    "__repr__",
+    "__rfloordiv__",
+    "__rmod__",
+    "__rmul__",
+    "__rpow__",
+    "__rsub__",
+    "__rtruediv__",
+    "__setattr__",
+    "__sizeof__",
+    "__slots__",
+    "__str__",
+    "__sub__",
+    "__subclasshook__",
+    "__truediv__",
+    "_fail_with_undefined_error",
+    "_undefined_exception",
+    "_undefined_hint",
+    "_undefined_message",
+    "_undefined_name",
+    "_undefined_obj",
+];
+
 /// jinja2's `object_type_repr`: `dict object`, `None`, `jinja2.runtime.LoopContext object`.
 pub(crate) fn obj_type_repr(v: &Value<'_>) -> &'static str {
     match v {
@@ -93,6 +165,7 @@ pub(crate) fn undefined_error(v: &Value<'_>) -> Error {
         Value::Undefined(Some(UndefInfo::Attr { obj, name })) => {
             let ty = type_of_repr(obj);
             let unsafe_attr = (name.starts_with('_') && is_dunder(name))
+                || (ty == "Undefined" && undefined_has_attr(name))
                 || crate::value::methods::is_type_mutator(ty, name);
             if unsafe_attr {
                 return err!(
