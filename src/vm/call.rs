@@ -137,6 +137,8 @@ impl<'a, 'o> Vm<'a, 'o> {
         let params = &info.params;
         let has_varargs = info.varargs_slot != NONE16;
         let has_kwargs = info.kwargs_slot != NONE16;
+        let keep = self.slots.len();
+        let env = self.definer_slots(env);
         let base = self.slots.len();
         self.slots
             .resize(base + info.slots as usize, Value::UNDEFINED);
@@ -168,7 +170,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                 }
                 None if has_kwargs => extra_kw.push((Value::Str(name), *v)),
                 None if *name == "caller" => {
-                    self.slots.truncate(base);
+                    self.slots.truncate(keep);
                     return Err(err!(
                         Type,
                         "macro '{}' was invoked with two values for the special caller argument. This is most likely a bug.",
@@ -176,7 +178,7 @@ impl<'a, 'o> Vm<'a, 'o> {
                     ));
                 }
                 None => {
-                    self.slots.truncate(base);
+                    self.slots.truncate(keep);
                     return Err(err!(
                         Type,
                         "macro '{}' takes no keyword argument '{name}'",
@@ -186,7 +188,7 @@ impl<'a, 'o> Vm<'a, 'o> {
             }
         }
         if args.len() > params.len() && !has_varargs {
-            self.slots.truncate(base);
+            self.slots.truncate(keep);
             return Err(err!(
                 Type,
                 "macro '{}' takes not more than {} argument(s)",
@@ -198,9 +200,13 @@ impl<'a, 'o> Vm<'a, 'o> {
             self.slots[base + usize::from(info.kwargs_slot)] =
                 Value::Dict(self.ctx.arena.alloc_slice_copy(&extra_kw));
         }
+        self.calls = self.calls.wrapping_add(1).max(1);
         self.frames.push(Frame {
             base: base as u32,
             env,
+            id: self.calls,
+            keep: keep as u32,
+            made_macros: false,
             ret_pc: *pc as u32,
             capture: self.out.len() as u32,
             bound,
@@ -210,6 +216,27 @@ impl<'a, 'o> Vm<'a, 'o> {
         self.base = base;
         *pc = info.entry as usize;
         Ok(())
+    }
+
+    /// The first slot of the variables of call `id`, which defined the macro being called:
+    /// the template body's, a running call's, or, for a call that has returned, its slots as
+    /// they were then, copied to the top of the slots for this call.
+    fn definer_slots(&mut self, id: u32) -> u32 {
+        if id == 0 {
+            return 0;
+        }
+        if let Some(f) = self.frames.iter().rev().find(|f| f.id == id) {
+            return f.base;
+        }
+        let start = self.slots.len();
+        match self.closed.iter().rev().find(|(i, _)| *i == id) {
+            Some((_, saved)) => {
+                self.slots.extend_from_slice(saved);
+                start as u32
+            }
+            // Not reached: a call that defined a macro leaves its slots when it returns.
+            None => u32::MAX,
+        }
     }
 
     /// Leaves a macro: its output becomes a string value for the caller.
@@ -223,7 +250,12 @@ impl<'a, 'o> Vm<'a, 'o> {
             .arena
             .alloc_str(self.out.get(start..).unwrap_or(""));
         self.out.truncate(start);
-        self.slots.truncate(frame.base as usize);
+        if frame.made_macros {
+            let own = self.slots.get(frame.base as usize..).unwrap_or(&[]);
+            let own = self.ctx.arena.alloc_slice_copy(own);
+            self.closed.push((frame.id, own));
+        }
+        self.slots.truncate(frame.keep as usize);
         self.loops.truncate(frame.loops as usize);
         self.base = self.frames.last().map_or(0, |f| f.base as usize);
         *pc = frame.ret_pc as usize;

@@ -213,6 +213,11 @@ impl<'a> Saver<'_, 'a> {
                 Saved::Ns(i)
             }
             Value::Callable(c) => match *c {
+                // A macro defined in a macro reads that call's variables, which a checkpoint
+                // does not keep.
+                Callable::Macro { env, .. } if env != 0 => {
+                    return Err("a macro defined inside a macro")
+                }
                 Callable::Macro { id, env, name } => Saved::Macro(id, env, name.map(Box::from)),
                 Callable::Method { recv, name } => {
                     Saved::Method(Box::new(self.save(&recv, d)?), name.to_string())

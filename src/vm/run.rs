@@ -30,6 +30,13 @@ pub(super) struct Frame {
     pub(super) base: u32,
     /// First slot of the frame that defined the macro.
     pub(super) env: u32,
+    /// This call's number (0 for the template body): what a macro defined in it records.
+    pub(super) id: u32,
+    /// Where the slots are cut back to on return: `base`, or below it when the defining
+    /// frame's slots were copied in for this call (see [`Vm::closed`]).
+    pub(super) keep: u32,
+    /// A macro was defined in this call: its slots outlive it (see [`Vm::closed`]).
+    pub(super) made_macros: bool,
     /// Where to continue after `Return`.
     pub(super) ret_pc: u32,
     /// Output length when the call began: the macro's output is what follows.
@@ -58,6 +65,12 @@ pub(super) struct Vm<'a, 'o> {
     pub(super) loops: bumpalo::collections::Vec<'a, LoopRun<'a>>,
     pub(super) collects: Vec<Vec<Value<'a>>>,
     pub(super) captures: Vec<usize>,
+    /// The last call number given (see [`Frame::id`]).
+    pub(super) calls: u32,
+    /// The slots of returned calls that defined macros, by call number: a macro defined in
+    /// a macro reads its definer's variables as they were when that call returned (Python's
+    /// closures), after the call's own slots are gone.
+    pub(super) closed: Vec<(u32, &'a [Value<'a>])>,
     pub(super) generation: Vec<(usize, usize)>,
     pub(super) gen_open: Vec<usize>,
     /// Generation spans in code points (Python string indices) instead of bytes, with the
@@ -129,6 +142,9 @@ impl<'a, 'o> Vm<'a, 'o> {
             frames: smallvec::smallvec![Frame {
                 base: 0,
                 env: 0,
+                id: 0,
+                keep: 0,
+                made_macros: false,
                 ret_pc: 0,
                 capture: 0,
                 bound: 0,
@@ -139,6 +155,8 @@ impl<'a, 'o> Vm<'a, 'o> {
             loops: bumpalo::collections::Vec::with_capacity_in(4, ctx.arena),
             collects: Vec::new(),
             captures: Vec::new(),
+            calls: 0,
+            closed: Vec::new(),
             generation: Vec::new(),
             gen_open: Vec::new(),
             count_chars: None,
@@ -804,7 +822,14 @@ impl<'a, 'o> Vm<'a, 'o> {
                     self.push(Value::Str(text));
                 }
                 Instr::MakeMacro(id) => {
-                    let env = self.base() as u32;
+                    // The defining call, by number: its slots may be gone when the macro runs.
+                    let env = match self.frames.last_mut() {
+                        Some(f) => {
+                            f.made_macros |= f.id != 0;
+                            f.id
+                        }
+                        None => 0,
+                    };
                     let name = prog
                         .macros
                         .get(id as usize)

@@ -783,6 +783,28 @@ def cases():
     ]
     for i, src in enumerate(refused):
         add(f"stmt/compile_refusals/{i:02d}", src)
+
+    # ---- a macro defined in a macro keeps its definer's variables after that call returns --------
+    closures = [
+        "{%- set first = namespace() -%}{%- set second = namespace() -%}{%- macro outer(target, value) -%}{%- macro inner() -%}{{ value }}{%- endmacro -%}{%- set target.inner = inner -%}{%- endmacro -%}{{- outer(first, 'first') -}}{{- outer(second, 'second') -}}{{- first.inner() }}|{{ second.inner() -}}",
+        "{% set ns = namespace() %}{% macro outer() %}{% set w = 'y' %}{% macro inner() %}[{{ w }}]{% endmacro %}{% set ns.f = inner %}{% set w = 'z' %}{% endmacro %}{{ outer() }}{{ ns.f() }}",
+        "{% macro outer(v) %}{% macro inner() %}[{{ v }}]{% endmacro %}{{ inner() }}{% endmacro %}{{ outer('x') }}",
+        "{% set ns = namespace() %}{% macro outer(v) %}{% macro inner(n) %}{{ v }}{% if n %}{{ ns.f(n - 1) }}{% endif %}{% endmacro %}{% set ns.f = inner %}{% endmacro %}{{ outer('q') }}{{ ns.f(3) }}",
+        "{% set ns = namespace() %}{% macro outer(v) %}{% macro inner() %}{{ v }}{{ caller() }}{% endmacro %}{% set ns.f = inner %}{% endmacro %}{{ outer(1) }}{% call ns.f() %}c{% endcall %}",
+        "{% set ns = namespace(l=[]) %}{% macro outer(v) %}{% macro inner() %}{{ v }}{% endmacro %}{% set ns.l = ns.l + [inner] %}{% endmacro %}{% for i in range(3) %}{{ outer(i) }}{% endfor %}{% for f in ns.l %}{{ f() }}{% endfor %}",
+    ]
+    for i, src in enumerate(closures):
+        add(f"stmt/macro_closure/{i:02d}", src)
+
+    # ---- attributes jinja2's Undefined has: found, and refused by the sandbox ------------------
+    undefined_attrs = [
+        "{{ zz._undefined_name }}", "{{ zz._undefined_hint }}|{{ zz._undefined_obj }}|{{ zz._undefined_exception }}",
+        "{{ zz._fail_with_undefined_error }}", "{{ zz._foo }}", "{{ zz.__class__ }}", "{{ zz._undefined_name ~ 'a' }}",
+        "{{ zz._undefined_name is defined }}", "{{ zz.__len__ }}", "{{ zz.__html__ }}", "{{ zz._undefined_name + 1 }}",
+        "{{ zz.__class__.y }}", "{{ zz.__index__ }}", "{{ d.zz.__class__ }}", "{{ zz['_undefined_name'] }}",
+    ]
+    for i, src in enumerate(undefined_attrs):
+        add(f"expr/undefined_attrs/{i:02d}", src)
     return out
 
 

@@ -13,12 +13,7 @@ use super::undefined::{missing_attr, obj_type_repr, undefined_error};
 /// use raises `SecurityError` (see [`undefined_error`]).
 pub(crate) fn getattr<'a>(ctx: &Ctx<'a>, obj: Value<'a>, name: &'a str) -> VResult<'a> {
     if obj.is_undefined() {
-        // An attribute jinja2's `Undefined` has is found, and the sandbox refuses it: an
-        // undefined value that prints as nothing and fails with a SecurityError when used.
-        if super::undefined::undefined_has_attr(name) {
-            return Ok(missing_attr(ctx, &obj, name));
-        }
-        return Err(undefined_error(&obj));
+        return undefined_attr(ctx, obj, name);
     }
     if let Some(v) = attribute(ctx, obj, name) {
         return Ok(v);
@@ -27,6 +22,18 @@ pub(crate) fn getattr<'a>(ctx: &Ctx<'a>, obj: Value<'a>, name: &'a str) -> VResu
         return Ok(v);
     }
     Ok(missing_attr(ctx, &obj, name))
+}
+
+/// `undefined.name`: an attribute jinja2's `Undefined` has is found, and the sandbox refuses
+/// it (an undefined value that prints as nothing and fails with a SecurityError when used);
+/// any other raises the undefined value's error.
+#[cold]
+#[inline(never)]
+fn undefined_attr<'a>(ctx: &Ctx<'a>, obj: Value<'a>, name: &'a str) -> VResult<'a> {
+    if super::undefined::undefined_has_attr(name) {
+        return Ok(missing_attr(ctx, &obj, name));
+    }
+    Err(undefined_error(&obj))
 }
 
 /// `obj[key]`: the item first, then, for a string key, the attribute.
