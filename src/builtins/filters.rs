@@ -275,7 +275,9 @@ fn truncate<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>)
             .with_class(ExceptionClass::AssertionError));
     }
     if leeway < 0 {
-        return Err(err!(Value, "expected leeway >= 0, got {leeway}"));
+        // jinja2's `assert`.
+        return Err(err!(Value, "expected leeway >= 0, got {leeway}")
+            .with_class(ExceptionClass::AssertionError));
     }
     let s = match v {
         Value::Str(s) | Value::Markup(s) => s,
@@ -582,9 +584,9 @@ fn wrap_space(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\x0b' | '\x0c' | '\r' | ' ')
 }
 
-/// `\w` of Python's `re`: alphanumeric or `_`.
+/// `\w` of Python's `re`: alphanumeric (as `str.isalnum`) or `_`.
 fn word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
+    c == '_' || super::pyunicode::is_alnum(c)
 }
 
 /// `[^\d\W]`: a word character that is not a decimal digit.
@@ -741,7 +743,7 @@ fn wordcount(s: &str) -> usize {
     let mut n = 0;
     let mut in_word = false;
     for c in s.chars() {
-        let w = c.is_alphanumeric() || c == '_';
+        let w = word_char(c);
         if w && !in_word {
             n += 1;
         }

@@ -18,6 +18,7 @@ mod globals;
 mod markup;
 mod methods;
 mod numbers;
+mod pyunicode;
 mod seqfilters;
 pub(crate) mod strfast;
 mod strftime;

@@ -192,14 +192,15 @@ pub(super) fn call<'a>(
         }),
         "encode" => super::bytes::encode(ctx, s, args, kw),
         "isprintable" => no_args(name, args, kw).and_then(|_| b(s.chars().all(is_printable))),
+        "isascii" => no_args(name, args, kw).and_then(|_| b(s.is_ascii())),
         "isdigit" | "isdecimal" | "isnumeric" | "isalpha" | "isalnum" | "isspace" => {
             no_args(name, args, kw)?;
             let pred: fn(char) -> bool = match name {
                 "isdigit" => |c| is_digit(c, false),
                 "isdecimal" => |c| is_digit(c, true),
                 "isnumeric" => char::is_numeric,
-                "isalpha" => char::is_alphabetic,
-                "isalnum" => char::is_alphanumeric,
+                "isalpha" => super::pyunicode::is_alpha,
+                "isalnum" => super::pyunicode::is_alnum,
                 _ => is_py_space,
             };
             b(!s.is_empty() && s.chars().all(pred))

@@ -268,9 +268,9 @@ fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
-/// Python's `\w`: alphanumeric or `_`.
+/// Python's `\w`: alphanumeric (as `str.isalnum`) or `_`.
 fn is_word(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
+    c == '_' || super::pyunicode::is_alnum(c)
 }
 
 /// Python's `\d`: a decimal digit.

@@ -106,6 +106,7 @@ fn is_str_method(name: &str) -> bool {
             | "isdigit"
             | "isalpha"
             | "isalnum"
+            | "isascii"
             | "isspace"
             | "isupper"
             | "islower"

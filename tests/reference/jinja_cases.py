@@ -805,6 +805,18 @@ def cases():
     ]
     for i, src in enumerate(undefined_attrs):
         add(f"expr/undefined_attrs/{i:02d}", src)
+
+    # ---- printf-style precision, `%c` padding, `%` conversions with flags --------------------
+    printf = ["%.3d", "%5.3d|", "%-6.3d|", "%+.3d", "%.3x", "%#.3x", "%#.4o", "%.0d", "%08.3d", "%.10d", "%.3u",
+              "%05c", "%-5c|", "%+c", "%.2c", "% %s", "%5%", "%(a)%", "%-%", "%z", "%.3d%%", "%%%d"]
+    for i, f in enumerate(printf):
+        add(f"expr/printf_precision/{i:02d}", "{{ '" + f + "' % 7 }}|{{ '" + f + "' % -7 }}|{{ '" + f + "' % (65,) }}|{{ '" + f + "' % {'a': 5} }}")
+        add(f"expr/printf_precision_big/{i:02d}", "{{ '" + f + "' % 12345678901234567890123456789012345678901234 }}")
+    # `str.isalpha`/`isalnum`/`isascii` and `\\w` of wordcount as Python's Unicode database says.
+    unicode_classes = ["a", "é", "ß", "٣", "\u093e", "Ⅻ", "Ⓐ", "_", "中", "½", "ǅ", "ʰ", "\u0301", "①", "𝟘", "\u200d"]
+    for i, c in enumerate(unicode_classes):
+        add(f"method/str_unicode_class/{i:02d}",
+            "{{ '" + c + "'.isalpha() }}|{{ '" + c + "'.isalnum() }}|{{ '" + c + "'.isascii() }}|{{ ('a" + c + "b')|wordcount }}")
     return out
 
 

@@ -71,6 +71,7 @@ pub(crate) fn percent_with<'a>(
             continue;
         }
         i += 1;
+        let spec_start = i;
         let mut arg: Option<Value<'a>> = None;
         if cs.get(i).map(|p| p.1) == Some('(') {
             let start = i + 1;
@@ -151,8 +152,17 @@ pub(crate) fn percent_with<'a>(
         let Some(&(_, ty)) = cs.get(i) else {
             return Err(err!(Value, "incomplete format"));
         };
+        // Python reports a bad conversion by its index in code points.
+        let pos = i;
         i += 1;
         if ty == '%' {
+            // Only `%%` is a literal percent sign.
+            if pos != spec_start {
+                return Err(err!(
+                    Value,
+                    "unsupported format character '%' (0x25) at index {pos}"
+                ));
+            }
             out.push('%');
             continue;
         }
@@ -208,6 +218,28 @@ pub(crate) fn percent_with<'a>(
     Ok(())
 }
 
+/// An integer's digits (after any `0x`/`0o` prefix of `#`) zero-extended to the precision:
+/// `'%.3d' % 7` is `007`, `'%#.3x' % 7` is `0x007`.
+fn min_digits(body: String, ty: Option<char>, sp: &Spec) -> String {
+    let Some(p) = sp.precision else {
+        return body;
+    };
+    let prefix = if sp.alt && matches!(ty, Some('x' | 'X' | 'o')) {
+        2
+    } else {
+        0
+    };
+    let digits = body.len() - prefix;
+    if digits >= p {
+        return body;
+    }
+    let mut out = String::with_capacity(p + prefix);
+    out.push_str(&body[..prefix]);
+    out.extend(std::iter::repeat('0').take(p - digits));
+    out.push_str(&body[prefix..]);
+    out
+}
+
 /// One `%` conversion of `v`.
 fn percent_one(
     out: &mut String,
@@ -234,6 +266,8 @@ fn percent_one(
         'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' => {
             let i = match (ty, v) {
                 ('c', Value::Str(s)) if s.chars().count() == 1 => {
+                    sp.zero = false;
+                    sp.sign = None;
                     pad(out, s, 0, &sp, true);
                     return Ok(());
                 }
@@ -242,7 +276,7 @@ fn percent_one(
                         'x' | 'X' | 'o' | 'c' => Some(ty),
                         _ => None,
                     };
-                    let body = big_body(b, t, sp.alt)?;
+                    let body = min_digits(big_body(b, t, sp.alt)?, t, &sp);
                     sp.ty = t;
                     write_number(out, b.is_negative(), &body, &sp);
                     return Ok(());
@@ -252,7 +286,7 @@ fn percent_one(
                 {
                     // Past 128 bits: the float's exact integer value, as Python's int(f).
                     let b = bigint::from_f64(*f);
-                    let body = b.magnitude().to_string();
+                    let body = min_digits(b.magnitude().to_string(), None, &sp);
                     sp.ty = None;
                     write_number(out, *f < 0.0, &body, &sp);
                     return Ok(());
@@ -281,6 +315,14 @@ fn percent_one(
                 _ => None,
             };
             let body = int_body(i, t, sp.alt)?;
+            let body = if ty == 'c' {
+                // A character: no precision or sign, and padded with spaces even with `0`.
+                sp.zero = false;
+                sp.sign = None;
+                body
+            } else {
+                min_digits(body, t, &sp)
+            };
             sp.ty = t;
             write_number(out, i < 0, &body, &sp);
         }
