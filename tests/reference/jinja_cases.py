@@ -814,6 +814,15 @@ def cases():
         add(f"expr/printf_precision_big/{i:02d}", "{{ '" + f + "' % 12345678901234567890123456789012345678901234 }}")
     # `str.isalpha`/`isalnum`/`isascii` and `\\w` of wordcount as Python's Unicode database says.
     unicode_classes = ["a", "é", "ß", "٣", "\u093e", "Ⅻ", "Ⓐ", "_", "中", "½", "ǅ", "ʰ", "\u0301", "①", "𝟘", "\u200d"]
+    # `str.format` specs: zero padding with grouping, separators per type, `z`, the checks
+    # of int/str `__format__` (each spec over an int, a negative int, a float and a string).
+    fmt_specs = ["08,", "08_", "010,.2f", "_x", ",x", "_b", "#010_x", "010_o", "+c", "#c", ",c", ".2d", "05",
+                 "<05", "=5", "#5", "z", "z.1f", "z5", "0=10,", ",n", ",,", ",_", "_,", "*^12,.2f", "-08,", "010,%",
+                 "x<08,", "0>8,", "#012_b"]
+    for i, f in enumerate(fmt_specs):
+        add(f"method/format_spec/{i:02d}", "".join(
+            "{{ '{:" + f + "}'.format(" + a + ") }}|" for a in ["1234"]) +
+            "{{ '{:" + f + "}'.format(-0x12ff0ef7) }}|{{ '{:" + f + "}'.format(-0.0) }}|{{ '{:" + f + "}'.format('ab') }}")
     for i, c in enumerate(unicode_classes):
         add(f"method/str_unicode_class/{i:02d}",
             "{{ '" + c + "'.isalpha() }}|{{ '" + c + "'.isalnum() }}|{{ '" + c + "'.isascii() }}|{{ ('a" + c + "b')|wordcount }}")

@@ -17,6 +17,8 @@ pub(super) struct Spec {
     pub(super) align: Option<char>,
     /// `+`, `-` or a space.
     pub(super) sign: Option<char>,
+    /// `z`: a negative zero (after rounding) printed without its sign (floats only).
+    pub(super) z: bool,
     /// `#`: the alternate form.
     pub(super) alt: bool,
     /// `0`: zero padding.
@@ -49,6 +51,10 @@ pub(super) fn parse_spec(s: &str) -> Result<Spec, Error> {
         sp.sign = Some(c);
         i += 1;
     }
+    if cs.get(i) == Some(&'z') {
+        sp.z = true;
+        i += 1;
+    }
     if cs.get(i) == Some(&'#') {
         sp.alt = true;
         i += 1;
@@ -68,6 +74,11 @@ pub(super) fn parse_spec(s: &str) -> Result<Spec, Error> {
     if let Some(&c @ (',' | '_')) = cs.get(i) {
         sp.group = Some(c);
         i += 1;
+        match cs.get(i) {
+            Some(&d) if d == c => return Err(err!(Value, "Cannot specify '{c}' with '{c}'.")),
+            Some(',' | '_') => return Err(err!(Value, "Cannot specify both ',' and '_'.")),
+            _ => {}
+        }
     }
     if cs.get(i) == Some(&'.') {
         i += 1;
@@ -103,6 +114,18 @@ pub(super) fn check_spec(sp: &Spec, numeric: bool, max: usize) -> Result<(), Err
     Ok(())
 }
 
+/// The fill character and alignment of padding: the `0` flag makes the fill `0` when none is
+/// given, and a number's default alignment `=` (after the sign) when none is given.
+fn fill_align(sp: &Spec, numeric: bool) -> (char, char) {
+    let fill = sp.fill.unwrap_or(if sp.zero { '0' } else { ' ' });
+    let align = sp.align.unwrap_or(match (numeric, sp.zero) {
+        (true, true) => '=',
+        (true, false) => '>',
+        (false, _) => '<',
+    });
+    (fill, align)
+}
+
 /// Pads `body` (already signed/prefixed by `sign_len` leading chars) per the spec.
 pub(super) fn pad(out: &mut String, body: &str, sign_len: usize, sp: &Spec, numeric: bool) {
     let n = body.chars().count();
@@ -111,15 +134,7 @@ pub(super) fn pad(out: &mut String, body: &str, sign_len: usize, sp: &Spec, nume
         return;
     }
     let fill_n = sp.width - n;
-    let zero = sp.zero && sp.fill.is_none() && sp.align.is_none();
-    let (fill, align) = if zero && numeric {
-        ('0', '=')
-    } else {
-        (
-            sp.fill.unwrap_or(' '),
-            sp.align.unwrap_or(if numeric { '>' } else { '<' }),
-        )
-    };
+    let (fill, align) = fill_align(sp, numeric);
     let rep = |k: usize| std::iter::repeat(fill).take(k).collect::<String>();
     match align {
         '<' => {
@@ -147,20 +162,38 @@ pub(super) fn pad(out: &mut String, body: &str, sign_len: usize, sp: &Spec, nume
     }
 }
 
-/// Inserts `sep` every `every` digits into the leading run of digits of `digits`.
-pub(super) fn group(digits: &str, sep: char, every: usize) -> String {
-    let end = digits
-        .find(|c: char| !c.is_ascii_alphanumeric() || c == 'e')
-        .unwrap_or(digits.len());
-    let (int, rest) = digits.split_at(end);
+/// Python's thousands grouping of the integer digits `int` (every `every` from the right),
+/// zero-filled to at least `min_width` characters as zero padding with grouping is
+/// (`'{:08,}'.format(1234)` is `0,001,234`: a separator never starts the result).
+fn group_digits(int: &str, sep: char, every: usize, min_width: usize) -> String {
+    let digits: Vec<char> = int.chars().collect();
+    let mut remaining = digits.len() as isize;
+    let mut min_w = min_width as isize;
+    let every = every as isize;
+    let mut parts: Vec<String> = Vec::new();
+    loop {
+        let l = every.min(remaining.max(min_w).max(1));
+        let zeros = (l - remaining).max(0) as usize;
+        let chars = remaining.min(l).max(0) as usize;
+        let end = remaining.max(0) as usize;
+        let mut part: String = "0".repeat(zeros);
+        part.extend(&digits[end - chars..end]);
+        parts.push(part);
+        remaining -= chars as isize;
+        min_w -= l;
+        if remaining <= 0 && min_w <= 0 {
+            break;
+        }
+        // The separator's width.
+        min_w -= 1;
+    }
     let mut out = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % every == 0 {
+    for (i, part) in parts.iter().rev().enumerate() {
+        if i > 0 {
             out.push(sep);
         }
-        out.push(c);
+        out.push_str(part);
     }
-    out.push_str(rest);
     out
 }
 
@@ -335,19 +368,33 @@ pub(super) fn write_number(out: &mut String, neg: bool, body: &str, sp: &Spec) {
         (false, Some(' ')) => " ",
         _ => "",
     };
+    let radix = matches!(sp.ty, Some('x' | 'X' | 'o' | 'b'));
     let body = match sp.group {
         Some(g) => {
-            let every = if matches!(sp.ty, Some('x' | 'X' | 'o' | 'b')) {
-                4
+            let prefix = if sp.alt && radix { 2 } else { 0 };
+            let (pre, rest) = body.split_at(prefix.min(body.len()));
+            // The integer digits: all of a hex/octal/binary body, else the leading
+            // decimal digits (before a point, an exponent or `%`).
+            let int_end = if radix {
+                rest.len()
             } else {
-                3
+                rest.find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(rest.len())
             };
-            let prefix = if sp.alt && matches!(sp.ty, Some('x' | 'X' | 'o' | 'b')) {
-                2
+            let (int, tail) = rest.split_at(int_end);
+            if int.is_empty() {
+                body.to_string()
             } else {
-                0
-            };
-            format!("{}{}", &body[..prefix], group(&body[prefix..], g, every))
+                // Zero padding fills with grouped zeros.
+                let min_width = match fill_align(sp, true) {
+                    ('0', '=') => sp
+                        .width
+                        .saturating_sub(sign.len() + prefix + tail.chars().count()),
+                    _ => 0,
+                };
+                let every = if radix { 4 } else { 3 };
+                format!("{pre}{}{tail}", group_digits(int, g, every, min_width))
+            }
         }
         None => body.to_string(),
     };
@@ -358,6 +405,63 @@ pub(super) fn write_number(out: &mut String, neg: bool, body: &str, sp: &Spec) {
             0
         };
     pad(out, &format!("{sign}{body}"), prefix_len, sp, true);
+}
+
+/// Python's check of a thousands separator against the presentation type (a string's default
+/// type is `s`, an int's `d`): `,` goes with decimal and float types, `_` also with `b`,
+/// `o`, `x` and `X`.
+fn check_grouping(sp: &Spec, v: &Value<'_>) -> Result<(), Error> {
+    let Some(g) = sp.group else {
+        return Ok(());
+    };
+    let ty = sp.ty.or(match v {
+        Value::Str(_) => Some('s'),
+        _ => None,
+    });
+    let ok = match ty {
+        None | Some('d' | 'e' | 'f' | 'g' | 'E' | 'G' | '%' | 'F') => true,
+        Some('b' | 'o' | 'x' | 'X') => g == '_',
+        _ => false,
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(err!(
+        Value,
+        "Cannot specify '{g}' with '{}'.",
+        ty.unwrap_or('?')
+    ))
+}
+
+/// The checks of `int.__format__` for an integer presentation type.
+fn check_int_spec(sp: &Spec) -> Result<(), Error> {
+    if sp.precision.is_some() {
+        return Err(err!(
+            Value,
+            "Precision not allowed in integer format specifier"
+        ));
+    }
+    if sp.z {
+        return Err(err!(
+            Value,
+            "Negative zero coercion (z) not allowed in integer format specifier"
+        ));
+    }
+    if sp.ty == Some('c') {
+        if sp.sign.is_some() {
+            return Err(err!(
+                Value,
+                "Sign not allowed with integer format specifier 'c'"
+            ));
+        }
+        if sp.alt {
+            return Err(err!(
+                Value,
+                "Alternate form (#) not allowed with integer format specifier 'c'"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `format(v, spec)`, as `str.format` calls it; `max` is the value limit.
@@ -374,6 +478,7 @@ pub(super) fn format_value(
     }
     let sp = parse_spec(spec)?;
     check_spec(&sp, !matches!(v, Value::Str(_)), max)?;
+    check_grouping(&sp, v)?;
     match v {
         Value::Str(s) => {
             if !matches!(sp.ty, None | Some('s')) {
@@ -386,6 +491,24 @@ pub(super) fn format_value(
             if sp.sign.is_some() {
                 return Err(err!(Value, "Sign not allowed in string format specifier"));
             }
+            if sp.z {
+                return Err(err!(
+                    Value,
+                    "Negative zero coercion (z) not allowed in string format specifier"
+                ));
+            }
+            if sp.alt {
+                return Err(err!(
+                    Value,
+                    "Alternate form (#) not allowed in string format specifier"
+                ));
+            }
+            if sp.align == Some('=') {
+                return Err(err!(
+                    Value,
+                    "'=' alignment not allowed in string format specifier"
+                ));
+            }
             let s = match sp.precision {
                 Some(p) => s.char_indices().nth(p).map_or(*s, |(i, _)| &s[..i]),
                 None => s,
@@ -397,6 +520,7 @@ pub(super) fn format_value(
             if b.to_i128().is_none()
                 && matches!(sp.ty, None | Some('d' | 'x' | 'X' | 'o' | 'b' | 'c' | 'n')) =>
         {
+            check_int_spec(&sp)?;
             let body = big_body(b, sp.ty, sp.alt)?;
             write_number(out, b.is_negative(), &body, &sp);
             Ok(())
@@ -404,6 +528,7 @@ pub(super) fn format_value(
         Value::Int(_) | Value::Big(_) | Value::Bool(_)
             if matches!(sp.ty, None | Some('d' | 'x' | 'X' | 'o' | 'b' | 'c' | 'n')) =>
         {
+            check_int_spec(&sp)?;
             let i = as_int(v).unwrap_or(0);
             let body = int_body(i, sp.ty, sp.alt)?;
             write_number(out, i < 0, &body, &sp);
@@ -418,7 +543,14 @@ pub(super) fn format_value(
             let f = as_float(v).unwrap_or(0.0);
             let ty = if sp.ty == Some('n') { Some('g') } else { sp.ty };
             let body = float_body(f.abs(), ty, sp.precision, sp.alt);
-            write_number(out, f.is_sign_negative() && !f.is_nan(), &body, &sp);
+            // `z`: a zero after rounding prints without its sign.
+            let zero = sp.z && body.chars().filter(char::is_ascii_digit).all(|c| c == '0');
+            write_number(
+                out,
+                f.is_sign_negative() && !f.is_nan() && !zero,
+                &body,
+                &sp,
+            );
             Ok(())
         }
         Value::Int(_) | Value::Big(_) | Value::Bool(_) | Value::Float(_) => Err(err!(
