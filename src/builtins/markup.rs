@@ -52,7 +52,8 @@ pub(crate) fn method<'a>(
             }
             Ok(Value::Markup(ctx.arena.alloc_str(&out)))
         }
-        "format" => {
+        // markupsafe formats with a formatter that escapes each value it prints.
+        "format" | "format_map" => {
             let args: Vec<Value<'a>> = args.iter().map(|a| escape_args(ctx, *a)).collect();
             let kw: Vec<(&'a str, Value<'a>)> =
                 kw.iter().map(|(k, v)| (*k, escape_arg(ctx, *v))).collect();

@@ -13,6 +13,7 @@
 
 mod args;
 mod bytes;
+mod escaped;
 mod filters;
 mod globals;
 mod markup;
@@ -44,6 +45,12 @@ pub(crate) type TestFn =
 /// The filter called `name`, if there is one.
 pub(crate) fn filter(name: &str) -> Option<FilterFn> {
     filters::lookup(name).or_else(|| seqfilters::lookup(name))
+}
+
+/// The form of filter `name` for `{% autoescape true %}`, when it differs from the plain one
+/// (jinja2's filters that read the evaluation context).
+pub(crate) fn filter_autoescaped(name: &str) -> Option<FilterFn> {
+    escaped::lookup(name)
 }
 
 /// The test called `name`, if there is one.

@@ -1270,9 +1270,21 @@ impl<'s, 'a> Gen<'s, 'a> {
             ExprKind::Filter(value, name, args) => {
                 self.expr(value)?;
                 let argc = self.args(args, e.span, None)?;
-                match crate::builtins::filter(name) {
+                let escaped = self
+                    .autoescape
+                    .then(|| crate::builtins::filter_autoescaped(name))
+                    .flatten();
+                let (key, found) = match escaped {
+                    // Its own entry: the plain filter of the same name may be used too.
+                    Some(func) => (
+                        &*self.arena.alloc_str(&format!("{name} (autoescape)")),
+                        Some(func),
+                    ),
+                    None => (name, crate::builtins::filter(name)),
+                };
+                match found {
                     Some(func) => {
-                        let f = intern(&mut self.filters, &mut self.p.filters, name, func);
+                        let f = intern(&mut self.filters, &mut self.p.filters, key, func);
                         self.mark(e.span);
                         self.emit(Instr::Filter {
                             f,

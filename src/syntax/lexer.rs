@@ -443,6 +443,14 @@ impl<'s> Lexer<'s> {
                 let mut text_end = at;
                 if modifier == Some(b'-') {
                     text_end = trim_space_end(src, body_start, text_end);
+                } else if modifier != Some(b'+') {
+                    // lstrip_blocks: spaces and tabs from the start of the tag's line.
+                    let line_start = src[..at].rfind('\n').map_or(0, |n| n + 1);
+                    if line_start >= body_start
+                        && src[line_start..at].bytes().all(|b| b == b' ' || b == b'\t')
+                    {
+                        text_end = line_start;
+                    }
                 }
                 if text_end > body_start {
                     self.out.push(Token {
@@ -453,6 +461,10 @@ impl<'s> Lexer<'s> {
                 return Ok(Some((close_at + len, end_mod)));
             }
             search = at + 2;
+        }
+        // jinja2 stops quietly when nothing follows the raw tag.
+        if body_start >= src.len() {
+            return Ok(Some((src.len(), None)));
         }
         Err(err!(Syntax, "missing endraw tag").with_offset(src, open.start as usize))
     }

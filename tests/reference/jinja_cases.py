@@ -823,6 +823,23 @@ def cases():
         add(f"method/format_spec/{i:02d}", "".join(
             "{{ '{:" + f + "}'.format(" + a + ") }}|" for a in ["1234"]) +
             "{{ '{:" + f + "}'.format(-0x12ff0ef7) }}|{{ '{:" + f + "}'.format(-0.0) }}|{{ '{:" + f + "}'.format('ab') }}")
+    # `{% raw %}`: lstrip_blocks before `{% endraw %}`, and nothing after the opening tag.
+    raws = ["{% raw %}", "ab{% raw %}", "{% raw %}\n", "{% raw %} ", "{% raw -%}\n  ", "{% raw %}x",
+            "{{ n }}{% raw %}\n\n    {% endraw %}\n\n{{ n }}", "{{ n }}{% raw %}\n\n      {% endraw +%}\n\n{{ n }}",
+            "{% raw %}a\n\t {%+ endraw %}b", "{% raw %}a\n \t{%- endraw %}b", "{% raw %}  {% endraw %}|",
+            "  {% raw %}a{% endraw %}", "{% raw %}a\n  {% endraw -%}  b", "x\n    {% raw %}b\n   {% endraw %}\n"]
+    for i, src in enumerate(raws):
+        add(f"stmt/raw_edges/{i:02d}", src)
+    # jinja2's eval-context filters under autoescape (xmlattr, urlize, join, replace) and
+    # Markup.format_map.
+    escaped = ["{{ {'a': '<b'}|xmlattr }}", "{{ ['<', '<i>'|safe]|join(',') }}", "{{ ['<', 'x']|join('<br>'|safe) }}",
+               "{{ ['<', 'x']|join('<,') }}", "{{ ['<'|safe, 'x']|join('<,') }}", "{{ '<a> & b'|replace('&', '<and>'|safe) }}",
+               "{{ '<a> & b'|replace('&'|safe, '+') }}", "{{ ('<a> & b'|safe)|replace('&', '<+>') }}", "{{ '<a> & b'|replace('&', '+') }}",
+               "{{ 'see http://x.com/?a=<b>'|urlize }}", "{{ users|join(',', attribute='name') }}", "{{ ('{a}'|safe).format_map({'a': '<'}) }}",
+               "{{ ['a', none, 1]|join('|'|safe) }}", "{{ 'a<b'|replace(old='<', new='<i>'|safe) }}", "{{ ('a<b'|safe)|replace('<', new='&') }}"]
+    for i, src in enumerate(escaped):
+        add(f"filter/autoescaped/{i:02d}", "{% autoescape true %}" + src + "{% endautoescape %}|" + src)
+        add(f"filter/autoescaped_computed/{i:02d}", "{% autoescape t %}" + src + "{% endautoescape %}")
     for i, c in enumerate(unicode_classes):
         add(f"method/str_unicode_class/{i:02d}",
             "{{ '" + c + "'.isalpha() }}|{{ '" + c + "'.isalnum() }}|{{ '" + c + "'.isascii() }}|{{ ('a" + c + "b')|wordcount }}")
