@@ -3,7 +3,7 @@
 //! escaped), and the `str` methods whose result markupsafe 3.0 wraps as `Markup` again.
 
 use crate::error::{err, Error, ErrorKind, Limit};
-use crate::value::markup::{escape, escape_arg, escape_args, escape_into, wrap};
+use crate::value::markup::{escape, escape_into, wrap};
 use crate::value::ops;
 use crate::value::{Ctx, VResult, Value};
 
@@ -54,10 +54,7 @@ pub(crate) fn method<'a>(
         }
         // markupsafe formats with a formatter that escapes each value it prints.
         "format" | "format_map" => {
-            let args: Vec<Value<'a>> = args.iter().map(|a| escape_args(ctx, *a)).collect();
-            let kw: Vec<(&'a str, Value<'a>)> =
-                kw.iter().map(|(k, v)| (*k, escape_arg(ctx, *v))).collect();
-            let r = super::strmethods::call(ctx, s, name, &args, &kw)?;
+            let r = super::strmethods::format_method(ctx, s, name, args, kw, true)?;
             Ok(wrap(ctx, r))
         }
         // The replacement and the fill character are escaped.

@@ -172,18 +172,7 @@ pub(super) fn call<'a>(
             }
             Ok(ctx.str(&out))
         }
-        "format" => {
-            let mut out = String::new();
-            crate::value::format::str_format(ctx, &mut out, s, args, kw)?;
-            Ok(ctx.str(&out))
-        }
-        "format_map" => {
-            let [mapping] = bind(name, ["mapping"], args, kw)?;
-            let pairs = mapping_pairs(ctx, mapping.unwrap_or(Value::None))?;
-            let mut out = String::new();
-            crate::value::format::str_format(ctx, &mut out, s, &[], &pairs)?;
-            Ok(ctx.str(&out))
-        }
+        "format" | "format_map" => format_method(ctx, s, name, args, kw, false),
         "isidentifier" => no_args(name, args, kw).and_then(|_| {
             let mut cs = s.chars();
             b(cs.next()
@@ -862,6 +851,32 @@ fn cherokee_capital(c: char) -> char {
         c - 8
     };
     char::from_u32(capital).unwrap_or('\u{fffd}')
+}
+
+/// `s.format(...)` or `s.format_map(mapping)`; with `escape`, as `Markup`'s, whose formatter
+/// escapes each field it prints.
+pub(super) fn format_method<'a>(
+    ctx: &Ctx<'a>,
+    s: &str,
+    name: &str,
+    args: &[Value<'a>],
+    kw: Kwargs<'_, 'a>,
+    escape: bool,
+) -> VResult<'a> {
+    let fmt = if escape {
+        crate::value::format::markup_format
+    } else {
+        crate::value::format::str_format
+    };
+    let mut out = String::new();
+    if name == "format_map" {
+        let [mapping] = bind(name, ["mapping"], args, kw)?;
+        let pairs = mapping_pairs(ctx, mapping.unwrap_or(Value::None))?;
+        fmt(ctx, &mut out, s, &[], &pairs)?;
+    } else {
+        fmt(ctx, &mut out, s, args, kw)?;
+    }
+    Ok(ctx.str(&out))
 }
 
 fn unicode_ident_start(c: char) -> bool {

@@ -527,6 +527,11 @@ impl<'s, 'a> Gen<'s, 'a> {
                     self.emit(Instr::Jump(top));
                 }
             }
+            Stmt::RequiredBlock { name, span } => self.fail(
+                span,
+                format!("Required block '{name}' not found"),
+                ExceptionClass::TemplateRuntimeError,
+            ),
             Stmt::NoLoader { template, span, .. } => {
                 // jinja2 evaluates the template name, then asks the (missing) loader.
                 self.expr(template)?;

@@ -31,7 +31,8 @@ fn collect<'s, 'a>(body: &'s [Stmt<'a>], out: &mut Nodes<'s, 'a>) {
             | Stmt::Print(_)
             | Stmt::Break(_)
             | Stmt::Continue(_)
-            | Stmt::NoLoader { .. } => {}
+            | Stmt::NoLoader { .. }
+            | Stmt::RequiredBlock { .. } => {}
             Stmt::If {
                 branches,
                 otherwise,

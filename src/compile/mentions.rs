@@ -33,7 +33,8 @@ pub(super) fn stores(body: &[Stmt<'_>], name: &str) -> bool {
         | Stmt::Print(_)
         | Stmt::Break(_)
         | Stmt::Continue(_)
-        | Stmt::NoLoader { .. } => false,
+        | Stmt::NoLoader { .. }
+        | Stmt::RequiredBlock { .. } => false,
     })
 }
 
@@ -53,7 +54,7 @@ pub(super) fn stmts(body: &[Stmt<'_>], name: &str) -> bool {
 
 fn stmt(s: &Stmt<'_>, name: &str) -> bool {
     match s {
-        Stmt::Data(_) | Stmt::Break(_) | Stmt::Continue(_) => false,
+        Stmt::Data(_) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::RequiredBlock { .. } => false,
         Stmt::Print(e) => expr(e, name),
         Stmt::If {
             branches,

@@ -218,6 +218,9 @@ pub(crate) enum Stmt<'a> {
         /// `{% extends %}`, which jinja2 allows only at the top level or inside `if`s.
         extends: bool,
     },
+    /// The body of `{% block name required %}` in a template nothing extends: rendering it
+    /// fails as jinja2's does ("Required block 'name' not found").
+    RequiredBlock { name: &'a str, span: Span },
     /// `{% with a = x %}body{% endwith %}`
     With {
         assigns: &'a [(Target<'a>, Expr<'a>)],

@@ -572,14 +572,7 @@ impl<'a> Parser<'a> {
         let name_span = self.span();
         let name = self.expect_name()?;
         let scoped = self.eat_name("scoped");
-        if self.eat_name("required") {
-            return Err(err!(
-                Syntax,
-                "required block '{name}' needs a template that extends this one, and \
-                 chatcodec renders one template (no 'extends')"
-            )
-            .with_offset(self.src, name_span.start as usize));
-        }
+        let required = self.eat_name("required");
         self.expect_block_end()?;
         if self
             .blocks
@@ -591,8 +584,25 @@ impl<'a> Parser<'a> {
                 .with_class(ExceptionClass::TemplateAssertionError));
         }
         self.in_block.push(name);
-        let (body, _) = self.body(&["endblock"])?;
+        let (mut body, _) = self.body(&["endblock"])?;
         self.in_block.pop();
+        if required {
+            // Nothing extends this template, so no child fills the block: rendering it fails.
+            let blank = body.iter().all(|s| {
+                matches!(s, Stmt::Data(d) if self.src[d.start as usize..d.end as usize].trim().is_empty())
+            });
+            if !blank {
+                return Err(err!(
+                    Syntax,
+                    "Required blocks can only contain comments or whitespace"
+                )
+                .with_offset(self.src, name_span.start as usize));
+            }
+            body = self.slice(self.vec_of(Stmt::RequiredBlock {
+                name,
+                span: name_span,
+            }));
+        }
         if let Some(&Tok::Name(end)) = self.peek() {
             if end != name {
                 return self.fail("'end of statement block'");

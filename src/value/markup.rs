@@ -164,45 +164,6 @@ pub(crate) fn join<'a>(ctx: &Ctx<'a>, a: Value<'a>, b: Value<'a>) -> VResult<'a>
     Ok(Value::Markup(ctx.arena.alloc_str(&out)))
 }
 
-/// The arguments of `Markup % args` or `Markup.format(...)` as markupsafe's escape helper
-/// prints them: strings escaped (a `Markup` kept), containers printed and escaped, numbers,
-/// `None` and booleans (which print nothing to escape) unchanged so `%d` and `{:.2f}` work.
-pub(crate) fn escape_arg<'a>(ctx: &Ctx<'a>, v: Value<'a>) -> Value<'a> {
-    match v {
-        Value::None
-        | Value::Bool(_)
-        | Value::Int(_)
-        | Value::Big(_)
-        | Value::Float(_)
-        | Value::Undefined(_) => v,
-        other => escape(ctx, other).demark(),
-    }
-}
-
-/// [`escape_arg`] over the argument of `%`: each item of a tuple, each value of a mapping,
-/// else the one value.
-pub(crate) fn escape_args<'a>(ctx: &Ctx<'a>, args: Value<'a>) -> Value<'a> {
-    match args {
-        Value::Tuple(items) => Value::Tuple(ctx.slice(items.iter().map(|x| escape_arg(ctx, *x)))),
-        Value::Dict(entries) => {
-            let mut v = bumpalo::collections::Vec::with_capacity_in(entries.len(), ctx.arena);
-            v.extend(entries.iter().map(|(k, x)| (*k, escape_arg(ctx, *x))));
-            Value::Dict(v.into_bump_slice())
-        }
-        Value::Json(serde_json::Value::Object(o)) => {
-            let mut v = bumpalo::collections::Vec::with_capacity_in(o.len(), ctx.arena);
-            v.extend(o.iter().map(|(k, x)| {
-                (
-                    Value::Str(k.as_str()),
-                    escape_arg(ctx, Value::from_json_in(x, ctx)),
-                )
-            }));
-            Value::Dict(v.into_bump_slice())
-        }
-        other => escape_arg(ctx, other),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -840,6 +840,21 @@ def cases():
     for i, src in enumerate(escaped):
         add(f"filter/autoescaped/{i:02d}", "{% autoescape true %}" + src + "{% endautoescape %}|" + src)
         add(f"filter/autoescaped_computed/{i:02d}", "{% autoescape t %}" + src + "{% endautoescape %}")
+    # `{% block name required %}`: only whitespace and comments inside; rendering it fails.
+    required = ["{% block b required %}{% endblock %}", "{% if false %}{% block b required %}{% endblock %}{% endif %}x",
+                "{% block b required %}\n  {# c #}\n{% endblock %}", "{% block b scoped required %}{% endblock %}",
+                "{% block b required %}x{% endblock %}", "{% block b required scoped %}{% endblock %}",
+                "{% if false %}{{ self.b() }}{% endif %}{% block b required %}{% endblock %}",
+                "{% for x in [] %}{% block b required %}{% endblock %}{% endfor %}ok", "{{ self.b is defined }}{% if false %}{% block b required %}{% endblock %}{% endif %}"]
+    for i, src in enumerate(required):
+        add(f"stmt/block_required/{i:02d}", src)
+    # Markup.format / format_map: each field's formatted text escaped, after lookups.
+    markup_fmt = ['{{ ("a{x.foo}b{y}"|safe).format_map({"x": {"foo": 42}, "y": "<foo>"}) }}',
+                  '{{ ("{0[a]}|{1!r}|{2:>5}|{3}"|safe).format({"a": "<"}, "<", "<", "<b>"|safe) }}',
+                  '{{ ("{0:>5}"|safe).format("<b>"|safe) }}', '{{ ("{a}"|safe).format(a=1.5) }}', '{{ ("{}{}"|safe).format("&", none) }}',
+                  '{{ ("{0!s}"|safe).format("<b>"|safe) }}', '{{ ("{0.name}"|safe).format(users[0]) }}', '{{ ("{:,}"|safe).format(1234567) }}']
+    for i, src in enumerate(markup_fmt):
+        add(f"method/markup_format/{i:02d}", src)
     for i, c in enumerate(unicode_classes):
         add(f"method/str_unicode_class/{i:02d}",
             "{{ '" + c + "'.isalpha() }}|{{ '" + c + "'.isalnum() }}|{{ '" + c + "'.isascii() }}|{{ ('a" + c + "b')|wordcount }}")

@@ -18,7 +18,31 @@ pub(crate) fn str_format<'a>(
 ) -> Result<(), Error> {
     let mut auto: Option<usize> = None;
     let mut manual = false;
-    format_into(ctx, out, fmt, args, kwargs, &mut auto, &mut manual, 0)
+    format_into(
+        ctx,
+        out,
+        fmt,
+        args,
+        kwargs,
+        &mut auto,
+        &mut manual,
+        0,
+        false,
+    )
+}
+
+/// `Markup(fmt).format(...)`: markupsafe's formatter escapes each field's formatted text
+/// (a `Markup` field prints as it is).
+pub(crate) fn markup_format<'a>(
+    ctx: &Ctx<'a>,
+    out: &mut String,
+    fmt: &str,
+    args: &[Value<'a>],
+    kwargs: Kwargs<'_, 'a>,
+) -> Result<(), Error> {
+    let mut auto: Option<usize> = None;
+    let mut manual = false;
+    format_into(ctx, out, fmt, args, kwargs, &mut auto, &mut manual, 0, true)
 }
 
 /// The body of [`str_format`]; `depth` limits nested replacement fields in specs.
@@ -32,6 +56,7 @@ fn format_into<'a>(
     auto: &mut Option<usize>,
     manual: &mut bool,
     depth: u8,
+    escape: bool,
 ) -> Result<(), Error> {
     let mut rest = fmt;
     while let Some(i) = rest.find(['{', '}']) {
@@ -85,14 +110,33 @@ fn format_into<'a>(
                 return Err(err!(Value, "Max string recursion exceeded"));
             }
             let mut s = String::new();
-            format_into(ctx, &mut s, spec, args, kwargs, auto, manual, depth + 1)?;
+            format_into(
+                ctx,
+                &mut s,
+                spec,
+                args,
+                kwargs,
+                auto,
+                manual,
+                depth + 1,
+                false,
+            )?;
             spec_owned = s;
             spec_owned.as_str()
         } else {
             spec
         };
+        // With `escape`, the field's text goes through `field` and is escaped into `out`.
+        let mut field = String::new();
+        let sink = if escape { &mut field } else { &mut *out };
         match conv {
-            None => format_value(out, &v, spec, ctx.max_value)?,
+            None if escape && matches!(v, Value::Markup(_)) => {
+                if !spec.is_empty() {
+                    return Err(err!(Value, "Unsupported format specification for Markup."));
+                }
+                write_str(out, &v);
+            }
+            None => format_value(sink, &v, spec, ctx.max_value)?,
             Some(c) => {
                 let mut s = String::new();
                 match c {
@@ -102,12 +146,15 @@ fn format_into<'a>(
                     _ => return Err(err!(Value, "Unknown conversion specifier {c}")),
                 }
                 format_value(
-                    out,
+                    sink,
                     &Value::Str(ctx.arena.alloc_str(&s)),
                     spec,
                     ctx.max_value,
                 )?;
             }
+        }
+        if escape {
+            crate::value::markup::escape_into(out, &field);
         }
         if out.len() > ctx.max_value {
             return Err(ctx.too_large());

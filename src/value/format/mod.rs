@@ -6,7 +6,7 @@ mod brace;
 mod percent;
 mod spec;
 
-pub(crate) use brace::str_format;
+pub(crate) use brace::{markup_format, str_format};
 pub(crate) use percent::percent;
 use percent::percent_with;
 pub(crate) use spec::{as_float, as_int};
