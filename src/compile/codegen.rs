@@ -745,19 +745,8 @@ impl<'s, 'a> Gen<'s, 'a> {
         let exit = self.emit(Instr::Iter(0));
         self.store(target)?;
         self.init_from_outer(inner);
-        self.loops.push(LoopCtx {
-            top,
-            breaks: Vec::new(),
-        });
-        self.hard(|c| c.block(body))?;
-        self.emit(Instr::Jump(top));
-        let end = self.pc();
-        self.patch(exit, end);
-        let lp = self.loops.pop();
-        for b in lp.map(|l| l.breaks).unwrap_or_default() {
-            self.patch(b, end);
-        }
-        let loop_end = self.emit(Instr::LoopEnd(0));
+        self.loop_body(top, body)?;
+        let loop_end = self.loop_exit(exit);
         self.scopes.pop();
         if let Some(body) = otherwise {
             self.hard(|c| c.block(body))?;
@@ -766,6 +755,30 @@ impl<'s, 'a> Gen<'s, 'a> {
         self.patch(loop_end, after);
         self.depth -= 1;
         Ok(())
+    }
+
+    /// A loop's body, which `continue` re-enters at `top` (the `Iter`), then the jump back
+    /// there. The loop stays open for [`Gen::loop_exit`].
+    fn loop_body(&mut self, top: u32, body: &[Stmt<'a>]) -> GResult {
+        self.loops.push(LoopCtx {
+            top,
+            breaks: Vec::new(),
+        });
+        self.hard(|c| c.block(body))?;
+        self.emit(Instr::Jump(top));
+        Ok(())
+    }
+
+    /// Closes the loop [`Gen::loop_body`] opened: its `Iter` at `exit` and its `break`s jump
+    /// here, to the `LoopEnd` this emits (returned, to be patched to what follows).
+    fn loop_exit(&mut self, exit: usize) -> usize {
+        let end = self.pc();
+        self.patch(exit, end);
+        let lp = self.loops.pop();
+        for b in lp.map(|l| l.breaks).unwrap_or_default() {
+            self.patch(b, end);
+        }
+        self.emit(Instr::LoopEnd(0))
     }
 
     /// `{% for target in items if cond %}` whose body never reads `loop` (the iterable is on
@@ -817,24 +830,13 @@ impl<'s, 'a> Gen<'s, 'a> {
         }
         self.store(target)?;
         self.init_from_outer(&names[loop_var_count + 1..]);
-        self.loops.push(LoopCtx {
-            top,
-            breaks: Vec::new(),
-        });
-        self.hard(|c| c.block(body))?;
-        self.emit(Instr::Jump(top));
+        self.loop_body(top, body)?;
         let rejected = self.pc();
         self.patch(reject, rejected);
         self.emit(Instr::Pop);
         self.emit(Instr::Jump(top));
-        let end = self.pc();
-        self.patch(exit, end);
-        let lp = self.loops.pop();
-        for b in lp.map(|l| l.breaks).unwrap_or_default() {
-            self.patch(b, end);
-        }
         // Ends the iteration; `else` is skipped below when an item passed.
-        let loop_end = self.emit(Instr::LoopEnd(0));
+        let loop_end = self.loop_exit(exit);
         let after_end = self.pc();
         self.patch(loop_end, after_end);
         self.scopes.pop();

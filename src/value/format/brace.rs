@@ -16,19 +16,7 @@ pub(crate) fn str_format<'a>(
     args: &[Value<'a>],
     kwargs: Kwargs<'_, 'a>,
 ) -> Result<(), Error> {
-    let mut auto: Option<usize> = None;
-    let mut manual = false;
-    format_into(
-        ctx,
-        out,
-        fmt,
-        args,
-        kwargs,
-        &mut auto,
-        &mut manual,
-        0,
-        false,
-    )
+    format_top(ctx, out, fmt, args, kwargs, false)
 }
 
 /// `Markup(fmt).format(...)`: markupsafe's formatter escapes each field's formatted text
@@ -40,9 +28,31 @@ pub(crate) fn markup_format<'a>(
     args: &[Value<'a>],
     kwargs: Kwargs<'_, 'a>,
 ) -> Result<(), Error> {
+    format_top(ctx, out, fmt, args, kwargs, true)
+}
+
+/// A whole format string: automatic field numbering starts afresh.
+fn format_top<'a>(
+    ctx: &Ctx<'a>,
+    out: &mut String,
+    fmt: &str,
+    args: &[Value<'a>],
+    kwargs: Kwargs<'_, 'a>,
+    escape: bool,
+) -> Result<(), Error> {
     let mut auto: Option<usize> = None;
     let mut manual = false;
-    format_into(ctx, out, fmt, args, kwargs, &mut auto, &mut manual, 0, true)
+    format_into(
+        ctx,
+        out,
+        fmt,
+        args,
+        kwargs,
+        &mut auto,
+        &mut manual,
+        0,
+        escape,
+    )
 }
 
 /// The body of [`str_format`]; `depth` limits nested replacement fields in specs.
