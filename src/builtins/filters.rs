@@ -342,7 +342,7 @@ fn last<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) -> 
             .char_indices()
             .last()
             .map_or(Value::UNDEFINED, |(i, _)| Value::Markup(&s[i..]))),
-        Value::Iter(s) if matches!(s.kind, IterKind::Generator(_) | IterKind::ListReverse) => {
+        Value::Iter(s) if matches!(s.kind, IterKind::Generator(_) | IterKind::Reverse(_)) => {
             Err(err!(Type, "'{}' object is not reversible", v.type_name()))
         }
         Value::Undefined(_)

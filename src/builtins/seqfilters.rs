@@ -4,7 +4,7 @@
 
 use crate::error::{err, Error, ErrorKind, ExceptionClass};
 use crate::value::ops::{self, BinOp, CmpOp};
-use crate::value::{Ctx, Gen, IterKind, VResult, Value};
+use crate::value::{Ctx, Gen, IterKind, RevOf, VResult, Value};
 
 use super::args::{
     attr_parts, bind, check_hashable, get_path, ignore_case, int_arg, lt, lt_keys, no_args, pair,
@@ -443,7 +443,7 @@ fn reverse<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) 
         Value::Iter(s)
             if matches!(
                 s.kind,
-                IterKind::Generator(_) | IterKind::ListReverse | IterKind::RangeReverse
+                IterKind::Generator(_) | IterKind::Reverse(_) | IterKind::RangeReverse
             ) =>
         {
             // `list(value)`: a TypeError its body raises is jinja2's FilterArgumentError.
@@ -464,9 +464,20 @@ fn reverse<'a>(ctx: &Ctx<'a>, v: Value<'a>, a: &[Value<'a>], k: Kwargs<'_, 'a>) 
         | Value::Dict(_)
         | Value::Json(_)
         | Value::Iter(_) => {
+            let of = match v {
+                Value::List(_) | Value::Json(serde_json::Value::Array(_)) => RevOf::List,
+                Value::Dict(_) | Value::Json(_) => RevOf::DictKeys,
+                Value::Iter(s) => match s.kind {
+                    IterKind::DictKeys => RevOf::DictKeys,
+                    IterKind::DictValues => RevOf::DictValues,
+                    IterKind::DictItems => RevOf::DictItems,
+                    _ => RevOf::Sequence,
+                },
+                _ => RevOf::Sequence,
+            };
             let items = ops::iterate(ctx, v)?;
             let rev = ctx.slice(items.iter().rev().copied());
-            Ok(ctx.iter(IterKind::ListReverse, rev))
+            Ok(ctx.iter(IterKind::Reverse(of), rev))
         }
         _ => Err(err!(Runtime, "argument must be iterable")
             .with_class(ExceptionClass::FilterArgumentError)),
@@ -587,7 +598,7 @@ mod unit {
             f("unique", Value::List(leak(ints(&[1, 2, 1]))), &[], &[]),
             "Generator(Unique)[1,2]"
         );
-        assert_eq!(f("reverse", l, &[], &[]), "ListReverse[2,1,3]");
+        assert_eq!(f("reverse", l, &[], &[]), "Reverse(List)[2,1,3]");
         assert_eq!(f("reverse", Value::Str("ab"), &[], &[]), "ba");
         assert_eq!(f("list", Value::Str("ab"), &[], &[]), "[a,b]");
         assert_eq!(f("list", Value::Int(5), &[], &[]), "!Type");

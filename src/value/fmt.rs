@@ -327,8 +327,8 @@ impl<'v> Printer<'_, 'v> {
                         let _ = write!(self.out, "<generator object {} at {FAKE_ADDR}>", g.name());
                         return;
                     }
-                    IterKind::ListReverse => {
-                        let _ = write!(self.out, "<list_reverseiterator object at {FAKE_ADDR}>");
+                    IterKind::Reverse(r) => {
+                        let _ = write!(self.out, "<{} at {FAKE_ADDR}>", r.object_repr());
                         return;
                     }
                     IterKind::RangeReverse => {
@@ -881,8 +881,10 @@ mod tests {
             s(&ctx.iter(IterKind::Generator(crate::value::Gen::Map), &vals))
                 .starts_with("<generator object ")
         );
-        assert!(s(&ctx.iter(IterKind::ListReverse, &vals))
-            .starts_with("<list_reverseiterator object at 0x"));
+        assert!(
+            s(&ctx.iter(IterKind::Reverse(crate::value::RevOf::List), &vals))
+                .starts_with("<list_reverseiterator object at 0x")
+        );
 
         let ns = ctx.namespace();
         ns.set("a", Value::Int(1));

@@ -86,6 +86,45 @@ pub(crate) enum UndefInfo<'a> {
     Item { obj: &'static str, key: Value<'a> },
 }
 
+/// What a reverse iterator reverses: Python names its type after it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum RevOf {
+    /// A list: `list_reverseiterator`.
+    List,
+    /// A tuple, bytes or anything reversed by index: `reversed`.
+    Sequence,
+    /// A dict or its keys: `dict_reversekeyiterator`.
+    DictKeys,
+    /// A dict's values: `dict_reversevalueiterator`.
+    DictValues,
+    /// A dict's items: `dict_reverseitemiterator`.
+    DictItems,
+}
+
+impl RevOf {
+    /// The iterator's Python type name.
+    pub(crate) fn type_name(self) -> &'static str {
+        match self {
+            RevOf::List => "list_reverseiterator",
+            RevOf::Sequence => "reversed",
+            RevOf::DictKeys => "dict_reversekeyiterator",
+            RevOf::DictValues => "dict_reversevalueiterator",
+            RevOf::DictItems => "dict_reverseitemiterator",
+        }
+    }
+
+    /// jinja2's `object_type_repr` of the iterator.
+    pub(crate) fn object_repr(self) -> &'static str {
+        match self {
+            RevOf::List => "list_reverseiterator object",
+            RevOf::Sequence => "reversed object",
+            RevOf::DictKeys => "dict_reversekeyiterator object",
+            RevOf::DictValues => "dict_reversevalueiterator object",
+            RevOf::DictItems => "dict_reverseitemiterator object",
+        }
+    }
+}
+
 /// The kinds of non-list iterables.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum IterKind {
@@ -97,8 +136,8 @@ pub(crate) enum IterKind {
     DictKeys,
     /// `dict.values()`.
     DictValues,
-    /// `reversed(list)`.
-    ListReverse,
+    /// `reversed(x)`: an iterator whose type depends on what it reverses.
+    Reverse(RevOf),
     /// A `range(start, stop, step)` object (its items materialized).
     Range {
         /// First value.
@@ -502,7 +541,7 @@ impl<'a> Value<'a> {
             Value::Json(_) => true,
             Value::Iter(s) => match s.kind {
                 // Generators and reverse iterators are always truthy in Python.
-                IterKind::Generator(_) | IterKind::ListReverse | IterKind::RangeReverse => true,
+                IterKind::Generator(_) | IterKind::Reverse(_) | IterKind::RangeReverse => true,
                 _ => !s.items.is_empty(),
             },
             Value::Ns(_) | Value::Callable(_) | Value::Loop(_) => true,
@@ -552,7 +591,7 @@ impl<'a> Value<'a> {
                 IterKind::DictItems => "dict_items",
                 IterKind::DictKeys => "dict_keys",
                 IterKind::DictValues => "dict_values",
-                IterKind::ListReverse => "list_reverseiterator",
+                IterKind::Reverse(r) => r.type_name(),
                 IterKind::Range { .. } => "range",
                 IterKind::RangeReverse => "range_iterator",
                 IterKind::Bytes => "bytes",

@@ -855,6 +855,12 @@ def cases():
                   '{{ ("{0!s}"|safe).format("<b>"|safe) }}', '{{ ("{0.name}"|safe).format(users[0]) }}', '{{ ("{:,}"|safe).format(1234567) }}']
     for i, src in enumerate(markup_fmt):
         add(f"method/markup_format/{i:02d}", src)
+    # `reverse` of each kind of value: the reverse iterator's type follows what it reverses.
+    reversed_kinds = ["{{ d.items()|reverse }}", "{{ (1, 2)|reverse }}", "{{ d|reverse }}", "{{ zz|reverse }}",
+                      "{{ d.keys()|reverse }}", "{{ d.values()|reverse }}", "{{ l|reverse }}",
+                      "{{ ('a'.encode())|reverse }}", "{{ range(3)|reverse }}", "{{ (d|reverse)|length }}", "{{ (d.items()|reverse)|list }}"]
+    for i, src in enumerate(reversed_kinds):
+        add(f"filter/reverse_kinds/{i:02d}", src)
     for i, c in enumerate(unicode_classes):
         add(f"method/str_unicode_class/{i:02d}",
             "{{ '" + c + "'.isalpha() }}|{{ '" + c + "'.isalnum() }}|{{ '" + c + "'.isascii() }}|{{ ('a" + c + "b')|wordcount }}")

@@ -87,7 +87,7 @@ pub(crate) fn length(v: &Value<'_>) -> Result<usize, Error> {
         Value::Iter(s)
             if !matches!(
                 s.kind,
-                IterKind::Generator(_) | IterKind::ListReverse | IterKind::RangeReverse
+                IterKind::Generator(_) | IterKind::Reverse(_) | IterKind::RangeReverse
             ) =>
         {
             Ok(s.items.len())
@@ -147,7 +147,9 @@ mod tests {
             "Type: object of type 'generator' has no len()"
         );
         assert_eq!(
-            show_err(length(&c.iter(IterKind::ListReverse, &[]))),
+            show_err(length(
+                &c.iter(IterKind::Reverse(crate::value::RevOf::List), &[])
+            )),
             "Type: object of type 'list_reverseiterator' has no len()"
         );
         assert_eq!(

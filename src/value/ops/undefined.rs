@@ -115,7 +115,7 @@ pub(crate) fn obj_type_repr(v: &Value<'_>) -> &'static str {
             IterKind::DictItems => "dict_items object",
             IterKind::DictKeys => "dict_keys object",
             IterKind::DictValues => "dict_values object",
-            IterKind::ListReverse => "list_reverseiterator object",
+            IterKind::Reverse(r) => r.object_repr(),
             IterKind::Range { .. } => "range object",
             IterKind::RangeReverse => "range_iterator object",
             IterKind::Bytes => "bytes object",
