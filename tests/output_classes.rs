@@ -587,3 +587,20 @@ fn an_invalid_invoke_keeps_the_next() {
         assert!(m.content.contains("bad"), "{f}: {m:?}");
     }
 }
+
+/// xLAM's array of calls may follow a `[TOOL_CALLS]` tag (as vLLM's xlam tests write it):
+/// the tag belongs to the call, not to the content; a tag with no calls after it is content.
+#[test]
+fn xlam_calls_after_a_tool_calls_tag() {
+    let m = check(
+        "xlam",
+        false,
+        "I'll check the weather for you.[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Dallas\"}}]",
+    );
+    assert_eq!(m.content, "I'll check the weather for you.", "{m:?}");
+    assert_eq!(names(&m), ["get_weather"]);
+    assert_eq!(args(&m, 0), json!({"city": "Dallas"}));
+    let m = check("xlam", false, "a [1, 2] b [TOOL_CALLS] c");
+    assert_eq!(m.content, "a [1, 2] b [TOOL_CALLS] c");
+    assert!(m.tool_calls.is_empty());
+}
