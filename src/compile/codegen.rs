@@ -222,6 +222,14 @@ impl<'s, 'a> Gen<'s, 'a> {
         e.with_offset(self.source, span.start as usize)
     }
 
+    /// What jinja2's compiler refuses with `TemplateAssertionError`, at `span`.
+    fn assertion(&self, span: Span, msg: &str) -> Error {
+        self.error(
+            span,
+            Error::new(ErrorKind::Syntax, msg).with_class(ExceptionClass::TemplateAssertionError),
+        )
+    }
+
     fn too_big(&self, span: Span, what: &str) -> Error {
         self.error(span, err!(Overflow, "too many {what} in one template"))
     }
@@ -416,13 +424,9 @@ impl<'s, 'a> Gen<'s, 'a> {
                     || f.otherwise
                         .is_some_and(|b| super::mentions::stores(b, "loop")) =>
             {
-                return Err(self.error(
+                return Err(self.assertion(
                     f.span,
-                    err!(
-                        Syntax,
-                        "Can't assign to special loop variable in for-loop target"
-                    )
-                    .with_class(ExceptionClass::TemplateAssertionError),
+                    "Can't assign to special loop variable in for-loop target",
                 ));
             }
             Stmt::For(f) if !f.recursive => self.for_loop(
@@ -997,13 +1001,9 @@ impl<'s, 'a> Gen<'s, 'a> {
         if m.params.iter().any(|(n, d)| *n == "caller" && d.is_none())
             && super::mentions::stmts(m.body, "caller")
         {
-            return Err(self.error(
+            return Err(self.assertion(
                 m.span,
-                err!(
-                    Syntax,
-                    "When defining macros or call blocks the special \"caller\" argument must be omitted or be given a default."
-                )
-                .with_class(ExceptionClass::TemplateAssertionError),
+                "When defining macros or call blocks the special \"caller\" argument must be omitted or be given a default.",
             ));
         }
         self.hard(|c| c.macro_body(m))

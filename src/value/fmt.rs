@@ -262,7 +262,13 @@ pub(crate) fn is_printable(c: char) -> bool {
     if cp < 0x80 {
         return (0x20..0x7f).contains(&cp);
     }
-    NON_PRINTABLE
+    !in_ranges(&NON_PRINTABLE, cp)
+}
+
+/// Whether `cp` lies in one of the sorted, disjoint inclusive ranges of `table` (the
+/// Unicode tables of the printer and of `builtins::pyunicode`).
+pub(crate) fn in_ranges(table: &[(u32, u32)], cp: u32) -> bool {
+    table
         .binary_search_by(|&(lo, hi)| {
             if hi < cp {
                 std::cmp::Ordering::Less
@@ -272,7 +278,7 @@ pub(crate) fn is_printable(c: char) -> bool {
                 std::cmp::Ordering::Equal
             }
         })
-        .is_err()
+        .is_ok()
 }
 
 /// Prints nested values, guarding against namespaces that contain themselves and against
