@@ -270,12 +270,16 @@ fn corpus_analysis() {
             Ok(f) => {
                 let whole = parse_with(&f, &case.text, o.clone());
                 // Streaming: byte by byte (markers and UTF-8 split), every prefix's message
-                // is a prefix of the final one and the final one is the one-shot parse.
-                let (_, msgs, fin, _) = output_support::stream(&f, &o, case.text.as_bytes(), &[1]);
+                // is a prefix of what the events add up to, the final one is the one-shot
+                // parse, and it is that sum with broken calls given back.
+                let (_, msgs, fin, events) =
+                    output_support::stream(&f, &o, case.text.as_bytes(), &[1]);
                 assert_eq!(fin, whole, "{file}: streamed and one-shot parses differ");
+                let sum = output_support::event_sum(&events);
+                output_support::assert_gives_back(&sum, &whole, file);
                 for m in &msgs {
                     assert!(
-                        output_support::is_prefix(m, &whole),
+                        output_support::is_prefix(m, &sum),
                         "{file}: {m:?} is not a prefix"
                     );
                 }

@@ -176,21 +176,72 @@ fn quoted_opener_inside_reasoning() {
 }
 
 /// One invalid call does not swallow the valid calls after it: the next is a call, and the
-/// invalid one's text is kept (a call whose arguments already streamed is closed with what it
-/// had, the rest of its text is content: events are never retracted).
+/// invalid one's text is kept. Its deltas streamed (events are never retracted); the final
+/// message gives it back as the text it was written as, since its arguments are not JSON.
 #[test]
 fn an_invalid_call_keeps_the_next() {
     let t = "<|tool_calls_section_begin|><|tool_call_begin|>functions.bad:0<|tool_call_argument_begin|>{\"x\": oops}<|tool_call_end|><|tool_call_begin|>functions.get_weather:1<|tool_call_argument_begin|>{\"city\": \"Oslo\"}<|tool_call_end|><|tool_calls_section_end|>";
     let m = check("kimi-k2", false, t);
-    assert_eq!(names(&m), ["bad", "get_weather"], "{m:?}");
-    assert_eq!(m.tool_calls[1].id, "functions.get_weather:1");
-    assert_eq!(args(&m, 1), json!({"city": "Oslo"}));
-    assert_eq!(m.content, "oops}<|tool_call_end|>", "{m:?}");
+    assert_eq!(names(&m), ["get_weather"], "{m:?}");
+    assert_eq!(m.tool_calls[0].id, "functions.get_weather:1");
+    assert_eq!(args(&m, 0), json!({"city": "Oslo"}));
+    assert_eq!(
+        m.content,
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.bad:0<|tool_call_argument_begin|>{\"x\": oops}<|tool_call_end|>",
+        "{m:?}"
+    );
     assert!(m.malformed >= 1);
     let t = "<tool_call>{\"name\": \"bad\", \"arguments\": {\"x\": oops}}</tool_call><tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</tool_call>";
     let m = check("hermes", false, t);
-    assert_eq!(names(&m).last(), Some(&"get_weather"));
-    assert!(m.content.contains("oops"));
+    assert_eq!(names(&m), ["get_weather"]);
+    assert_eq!(
+        m.content,
+        "<tool_call>{\"name\": \"bad\", \"arguments\": {\"x\": oops}}</tool_call>"
+    );
+}
+
+/// A call the output broke after it was announced comes back in the final message as its
+/// text, at its place, whatever broke it (arguments that are not JSON, the output cut off
+/// inside the arguments or before them), as vLLM's and SGLang's parsers return such output;
+/// a call whose arguments were complete JSON when it broke stays a call.
+#[test]
+fn a_broken_call_is_given_back_as_text() {
+    let cases: &[(&str, &str, &str, usize)] = &[
+        ("llama3", "{\"name\": \"invalidTool\", \"parameters\": {invalid json}", "{\"name\": \"invalidTool\", \"parameters\": {invalid json}", 0),
+        ("llama3", "<|python_tag|>{\"name\": \"f\", \"parameters\": {\"a\": tru", "<|python_tag|>{\"name\": \"f\", \"parameters\": {\"a\": tru", 0),
+        ("hermes", "Sure.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [1, 2", "Sure.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [1, 2", 0),
+        ("hermes", "<tool_call>{\"name\": \"f\", \"arguments\": ", "<tool_call>{\"name\": \"f\", \"arguments\": ", 0),
+        // A later broken call: the earlier complete call stays, the separator comes back too.
+        ("xlam", "[{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": {\"x\": }}]", ", {\"name\": \"b\", \"arguments\": {\"x\": }}]", 1),
+        ("mistral", "Ok. [TOOL_CALLS]get_weather[ARGS]{\"city\": Berlin}", "Ok. [TOOL_CALLS]get_weather[ARGS]{\"city\": Berlin}", 0),
+        ("kimi-k2", "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\"", "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\"", 0),
+    ];
+    for (f, text, content, calls) in cases {
+        let m = check(f, false, text);
+        assert_eq!(&m.content, content, "{f}: {text}\n{m:?}");
+        assert_eq!(m.tool_calls.len(), *calls, "{f}: {text}\n{m:?}");
+        assert!(m.malformed >= 1, "{f}: {text}");
+        for c in &m.tool_calls {
+            serde_json::from_str::<serde_json::Value>(&c.arguments).unwrap();
+        }
+    }
+    // Reasoning before the call keeps its end marker out of the given-back text.
+    let m = check(
+        "deepseek-r1",
+        true,
+        "Plan.</think>\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": x}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    );
+    assert_eq!(m.reasoning, "Plan.");
+    assert!(m.tool_calls.is_empty());
+    assert!(m.content.starts_with("<｜tool▁calls▁begin｜>"), "{m:?}");
+    // An unknown member after complete arguments: the call stays, the rest is content.
+    let m = check(
+        "hermes",
+        false,
+        "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}, \"zz\": 2}</tool_call>",
+    );
+    assert_eq!(names(&m), ["f"]);
+    assert_eq!(m.content, ", \"zz\": 2}</tool_call>");
 }
 
 /// Llama 3 builtin tools: the call is named after the tool.

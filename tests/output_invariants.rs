@@ -157,11 +157,13 @@ proptest! {
         let o = tools_opt(forced, tools);
         let whole = parse_with(&f, &text, o.clone());
         for sizes in [&[1usize][..], &[2], &[5], &sizes] {
-            let (ends, msgs, fin, _) = stream(&f, &o, text.as_bytes(), sizes);
+            let (ends, msgs, fin, events) = stream(&f, &o, text.as_bytes(), sizes);
             prop_assert_eq!(&fin, &whole);
+            let sum = output_support::event_sum(&events);
+            output_support::assert_gives_back(&sum, &whole, &text);
             for (end, m) in ends.iter().zip(&msgs) {
                 prop_assert_eq!(m, &prefix_message(&f, &o, &text.as_bytes()[..*end]));
-                prop_assert!(output_support::is_prefix(m, &whole), "not a prefix at {}", end);
+                prop_assert!(output_support::is_prefix(m, &sum), "not a prefix at {}", end);
             }
         }
     }

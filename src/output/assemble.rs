@@ -73,6 +73,20 @@ pub(crate) struct Assembler {
     types: Option<Arc<ToolTypes>>,
     /// The schema type of the current parameter (`None` without schemas).
     param_ty: Option<Ty>,
+    /// Announced calls the output broke (see [`Sink::recover`]).
+    broken: Vec<Broken>,
+}
+
+/// An announced tool call that the output broke before its end.
+#[derive(Debug)]
+pub(crate) struct Broken {
+    /// The call's index.
+    pub(crate) index: usize,
+    /// Its input text, opening markers included, up to where the break's own text starts.
+    pub(crate) text: String,
+    /// Whether the call stays a call when its arguments so far are complete JSON (false
+    /// when it had no arguments: the `{}` it was closed with is not the model's).
+    pub(crate) keep_if_json: bool,
 }
 
 impl Assembler {
@@ -91,6 +105,7 @@ impl Assembler {
             val: None,
             types: None,
             param_ty: None,
+            broken: Vec::new(),
         }
     }
 
@@ -116,6 +131,11 @@ impl Assembler {
     /// Takes the events produced since the last call.
     pub(crate) fn take(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
+    }
+
+    /// The announced calls the output broke since the last call, in order.
+    pub(crate) fn take_broken(&mut self) -> Vec<Broken> {
+        std::mem::take(&mut self.broken)
     }
 
     fn push(&mut self, e: Event) {
@@ -426,10 +446,19 @@ impl Sink for Assembler {
         }
     }
 
-    fn recover(&mut self, raw: &str, at: usize, reason: &str) {
+    fn recover(&mut self, raw: &str, at: usize, reason: &str, call: &str) {
         self.open.clear();
         match &self.call {
-            Some(c) if c.started => self.end_call(),
+            Some(c) if c.started => {
+                // A call broken before any of its arguments was read has none to keep.
+                let whole = c.args_len > 0 || c.params.is_some();
+                self.broken.push(Broken {
+                    index: c.index,
+                    text: call.to_string(),
+                    keep_if_json: whole,
+                });
+                self.end_call();
+            }
             Some(_) => {
                 // Not announced yet: its text is part of `raw`.
                 self.call = None;

@@ -1,6 +1,6 @@
 //! The streaming parser: bytes in, events out; and the one-shot `parse`.
 
-use super::assemble::Assembler;
+use super::assemble::{Assembler, Broken};
 use super::event::Event;
 use super::formats::Format;
 use super::message::Message;
@@ -76,10 +76,19 @@ pub fn random_id_seed() -> u64 {
 }
 
 /// A streaming parser of one model output.
+///
+/// The final message is the sum of the events with one exception: a tool call that the
+/// output broke after it was announced (invalid JSON arguments, output cut off inside the
+/// call) is given back as the text it was written as, in content at its place, as vLLM's and
+/// SGLang's parsers return such output, so that every call of the final message has complete
+/// JSON arguments. Its events were streamed already and are not retracted.
 pub struct StreamParser {
     machine: Machine,
     asm: Assembler,
     message: Message,
+    /// The content length when each call started (by call index).
+    call_at: Vec<usize>,
+    broken: Vec<Broken>,
 }
 
 impl StreamParser {
@@ -110,6 +119,8 @@ impl StreamParser {
             machine,
             asm,
             message: Message::default(),
+            call_at: Vec::new(),
+            broken: Vec::new(),
         }
     }
 
@@ -124,13 +135,16 @@ impl StreamParser {
         self.collect()
     }
 
-    /// Ends the output: flushes everything held back and closes what is open.
+    /// Ends the output: flushes everything held back and closes what is open. The message
+    /// is final from here on (broken calls given back as content).
     pub fn finish(&mut self) -> Vec<Event> {
         self.machine.finish(&mut self.asm);
-        self.collect()
+        let events = self.collect();
+        self.give_back_broken();
+        events
     }
 
-    /// The message so far.
+    /// The message so far (the final message after [`StreamParser::finish`]).
     pub fn message(&self) -> &Message {
         &self.message
     }
@@ -138,9 +152,34 @@ impl StreamParser {
     fn collect(&mut self) -> Vec<Event> {
         let events = self.asm.take();
         for e in &events {
+            if let Event::ToolCallStart { .. } = e {
+                self.call_at.push(self.message.content.len());
+            }
             self.message.apply(e);
         }
+        self.broken.extend(self.asm.take_broken());
         events
+    }
+
+    /// Turns the broken calls whose arguments are not complete JSON back into their text.
+    /// Later calls first, so the content offsets of earlier ones stay valid.
+    fn give_back_broken(&mut self) {
+        for b in std::mem::take(&mut self.broken).into_iter().rev() {
+            let (Some(call), Some(&at)) = (
+                self.message.tool_calls.get(b.index),
+                self.call_at.get(b.index),
+            ) else {
+                continue;
+            };
+            let complete = serde_json::from_str::<serde::de::IgnoredAny>(&call.arguments).is_ok();
+            if complete && b.keep_if_json {
+                continue;
+            }
+            self.message.tool_calls.remove(b.index);
+            if at <= self.message.content.len() && self.message.content.is_char_boundary(at) {
+                self.message.content.insert_str(at, &b.text);
+            }
+        }
     }
 }
 

@@ -61,6 +61,54 @@ pub fn prefix_message(format: &Format, o: &Options, prefix: &[u8]) -> Message {
     p.message().clone()
 }
 
+/// The message the events add up to (what a streaming client has: the final message before
+/// broken calls are given back).
+pub fn event_sum(events: &[Event]) -> Message {
+    let mut m = Message::default();
+    for e in events {
+        m.apply(e);
+    }
+    m
+}
+
+/// Checks that the final message `whole` is the streamed one `sum` with some broken calls
+/// given back as text: the same reasoning and malformed count, the calls of `sum` minus calls
+/// whose arguments are not complete JSON or were never written (`{}`), and its content the
+/// content of `sum` with text inserted (unchanged when no call was given back).
+pub fn assert_gives_back(sum: &Message, whole: &Message, ctx: &str) {
+    assert_eq!(whole.reasoning, sum.reasoning, "{ctx}: reasoning");
+    assert_eq!(whole.malformed, sum.malformed, "{ctx}: malformed count");
+    let mut kept = whole.tool_calls.iter().peekable();
+    for c in &sum.tool_calls {
+        if kept.peek() == Some(&c) {
+            kept.next();
+            continue;
+        }
+        let json = serde_json::from_str::<Value>(&c.arguments).is_ok();
+        assert!(
+            !json || c.arguments == "{}",
+            "{ctx}: call {c:?} with complete arguments was dropped\n{sum:?}\n{whole:?}"
+        );
+    }
+    assert!(
+        kept.next().is_none(),
+        "{ctx}: final calls are not the streamed ones\n{sum:?}\n{whole:?}"
+    );
+    if whole.tool_calls.len() == sum.tool_calls.len() {
+        assert_eq!(whole.content, sum.content, "{ctx}: content");
+    } else {
+        let mut rest = whole.content.as_str();
+        for ch in sum.content.chars() {
+            let Some(i) = rest.find(ch) else {
+                panic!(
+                    "{ctx}: streamed content is not kept in the final message\n{sum:?}\n{whole:?}"
+                )
+            };
+            rest = &rest[i + ch.len_utf8()..];
+        }
+    }
+}
+
 /// Whether `a` is a prefix-state of `b` (everything in `a` is a prefix of the same in `b`).
 pub fn is_prefix(a: &Message, b: &Message) -> bool {
     b.content.starts_with(&a.content)
@@ -134,15 +182,17 @@ pub fn check_with(name: &str, o: &Options, text: &str) -> Message {
             fin, whole,
             "{name} chunking {sizes:?}: final message differs"
         );
+        let sum = event_sum(&events);
         assert_eq!(
             apply_deltas(&events),
-            whole.to_json(),
+            sum.to_json(),
             "{name} chunking {sizes:?}: deltas"
         );
+        assert_gives_back(&sum, &whole, &format!("{name} chunking {sizes:?}"));
         for (end, m) in ends.iter().zip(&msgs) {
             let one = prefix_message(&f, o, &text.as_bytes()[..*end]);
             assert_eq!(m, &one, "{name} chunking {sizes:?}: prefix of {end} bytes");
-            assert!(is_prefix(m, &whole), "{name}: state after {end} bytes is not a prefix of the final message\n{m:?}\n{whole:?}");
+            assert!(is_prefix(m, &sum), "{name}: state after {end} bytes is not a prefix of the streamed message\n{m:?}\n{sum:?}");
         }
     }
     whole

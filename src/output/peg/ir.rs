@@ -78,6 +78,20 @@ impl Kind {
         })
     }
 
+    /// Whether the capture is one of the message's parts (content, reasoning, a call) rather
+    /// than a piece of a call.
+    pub(crate) fn top_level(self) -> bool {
+        matches!(
+            self,
+            Kind::Content
+                | Kind::Reasoning
+                | Kind::Call
+                | Kind::WholeCall
+                | Kind::JContent
+                | Kind::JDump
+        )
+    }
+
     /// Whether the capture receives the text it spans (groups do not).
     pub(crate) fn has_text(self) -> bool {
         !matches!(self, Kind::Call | Kind::WholeCall)

@@ -28,8 +28,11 @@ pub(crate) trait Sink {
     fn close(&mut self, kind: Kind);
     /// The grammar failed at `at` with nothing to backtrack to. `raw` is the input consumed
     /// since the last emitted event that no capture accounted for. The sink closes what is
-    /// open, keeps `raw` as content and reports the malformed region.
-    fn recover(&mut self, raw: &str, at: usize, reason: &str);
+    /// open, keeps `raw` as content and reports the malformed region. `call` is the input of
+    /// the tool call the failure broke, from the end of the last event before it up to `raw`
+    /// (its markers and all that was delivered of it; empty outside a call), so that a call
+    /// already announced can be given back as text in the final message.
+    fn recover(&mut self, raw: &str, at: usize, reason: &str, call: &str);
     /// A counter of the events emitted so far.
     fn emitted(&self) -> usize;
 }
@@ -82,6 +85,11 @@ pub(crate) struct Machine {
     /// Whether the current call capture has closed a name capture. A call that closes
     /// without one cannot be reported as a call: it is a failure, so its text stays content.
     named: bool,
+    /// Where the alternative committed since the last close of a top-level capture
+    /// (content, reasoning, a call) started: the start of the block a call opens in.
+    block_from: Option<usize>,
+    /// While a call capture is open: where its block starts (its opening markers included).
+    call_from: Option<usize>,
 }
 
 enum Step {
@@ -114,6 +122,8 @@ impl Machine {
             call_at: None,
             name_at: None,
             named: false,
+            block_from: None,
+            call_from: None,
         }
     }
 
@@ -322,6 +332,7 @@ impl Machine {
                     if self.region.is_none() {
                         self.region = Some((start, sink.emitted()));
                     }
+                    self.block_from.get_or_insert(start);
                     self.pc += 1;
                 }
                 Inst::Call(to) => {
@@ -349,6 +360,27 @@ impl Machine {
                                 return Step::Done;
                             }
                             continue;
+                        }
+                        _ => {}
+                    }
+                    match (inst, kind) {
+                        (Inst::Open(_), Kind::Call | Kind::WholeCall) => {
+                            // Opened before any cut since the last part: the block is the
+                            // alternative the call is in (the oldest live entry's start).
+                            let alt = self
+                                .bt
+                                .iter()
+                                .rev()
+                                .take_while(|e| e.live)
+                                .last()
+                                .map_or(self.pos, |e| e.pos);
+                            self.call_from = Some(self.block_from.unwrap_or(alt));
+                        }
+                        (Inst::Close(_), _) if kind.top_level() => {
+                            self.block_from = None;
+                            if !kind.has_text() {
+                                self.call_from = None;
+                            }
                         }
                         _ => {}
                     }
@@ -455,6 +487,10 @@ impl Machine {
                 self.name_at = None;
             }
             self.calls.truncate(e.calls as usize);
+            let undone = &self.log[(e.log as usize).min(self.log.len())..];
+            if undone.iter().any(|l| l.open && !l.kind.has_text()) {
+                self.call_from = None;
+            }
             self.log.truncate(e.log as usize);
             self.named = e.named;
             self.pc = e.alt;
@@ -483,7 +519,15 @@ impl Machine {
         }
         .clamp(self.base, self.pos);
         let raw = text(&self.buf[raw_start - self.base..self.pos - self.base]).into_owned();
-        sink.recover(&raw, at, reason);
+        let call = match self.call_from.take() {
+            Some(from) => {
+                let from = from.clamp(self.base, raw_start);
+                text(&self.buf[from - self.base..raw_start - self.base]).into_owned()
+            }
+            None => String::new(),
+        };
+        sink.recover(&raw, at, reason, &call);
+        self.block_from = None;
         self.call_at = None;
         self.name_at = None;
         self.named = false;
@@ -601,7 +645,10 @@ impl Machine {
             keep = keep.min(start);
         }
         keep = keep.min(self.emit_at.0);
-        for at in [self.call_at, self.name_at].into_iter().flatten() {
+        for at in [self.call_at, self.name_at, self.call_from]
+            .into_iter()
+            .flatten()
+        {
             keep = keep.min(at);
         }
         let drop = keep.saturating_sub(self.base);
@@ -639,7 +686,7 @@ mod tests {
         fn close(&mut self, kind: Kind) {
             self.out.push(format!("</{kind:?}>"));
         }
-        fn recover(&mut self, raw: &str, at: usize, _: &str) {
+        fn recover(&mut self, raw: &str, at: usize, _: &str, _: &str) {
             self.n += 1;
             self.out.push(format!("!{at}:{raw}"));
         }
