@@ -347,6 +347,68 @@ fn vllm_name_semantics() {
     );
 }
 
+/// A reasoning parser given alone, read as its peers read it: vLLM's `mistral`, `seed_oss`
+/// and `ernie45` start inside reasoning (text before the closing marker is reasoning, output
+/// with no marker is all reasoning), and `qwen3`, `glm45`, `kimi_k2` end unclosed reasoning at
+/// the family's tool-call opener, which stays content with what follows.
+#[test]
+fn reasoning_parser_alone() {
+    let run = |r: &str, t: &str| {
+        let c = Format::by_parsers(None, Some(r)).unwrap();
+        let o = Options {
+            reasoning: c.reasoning,
+            ..opts(false)
+        };
+        check_with(c.format.name(), &o, t);
+        let m = parse_with(&c.format, t, o);
+        (m.reasoning, m.content)
+    };
+    let own = |a: &str, b: &str| (a.to_string(), b.to_string());
+    for (r, close) in [
+        ("mistral", "[/THINK]"),
+        ("seed_oss", "</seed:think>"),
+        ("ernie45", "</think>"),
+    ] {
+        assert_eq!(
+            run(r, &format!("abc\nABC{close}def\nDEF")),
+            own("abc\nABC", "def\nDEF"),
+            "{r}"
+        );
+        assert_eq!(run(r, &format!("abc{close}")), own("abc", ""), "{r}");
+        assert_eq!(run(r, "abc"), own("abc", ""), "{r}");
+    }
+    assert_eq!(
+        run("mistral", "[THINK]plan[/THINK]answer"),
+        own("plan", "answer")
+    );
+    let call = "<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>";
+    for t in [
+        format!("I need to read the file.\n\n{call}"),
+        format!("<think>I need to read the file.\n\n{call}"),
+    ] {
+        assert_eq!(run("qwen3", &t), own("I need to read the file.\n\n", call));
+    }
+    assert_eq!(
+        run("glm45", "<think>I need to think<tool_call>tool call data"),
+        own("I need to think", "<tool_call>tool call data")
+    );
+    assert_eq!(
+        run(
+            "kimi_k2",
+            "<think>thinking<|tool_calls_section_begin|><|tool_call_begin|>"
+        ),
+        own(
+            "thinking",
+            "<|tool_calls_section_begin|><|tool_call_begin|>"
+        )
+    );
+    // A closed block is not cut at an opener after it, nor at one that is text in content.
+    assert_eq!(
+        run("qwen3", "plan</think>Use <tool_call> tags."),
+        own("plan", "Use <tool_call> tags.")
+    );
+}
+
 /// Every name of vLLM 0.33's registries (vllm/tool_parsers/__init__.py,
 /// vllm/reasoning/__init__.py), the extra names and SGLang's names are accepted, alone and
 /// together.

@@ -43,7 +43,7 @@ static PLAIN_PROGRAMS: [OnceLock<Result<Program, String>>; table::COUNT] =
 
 /// A marker that stands for "no marker": the reasoning markers of a format parsed without
 /// reasoning. Two noncharacters (U+FFFF), which text never contains.
-const NEVER: &str = "\u{FFFF}\u{FFFF}never";
+pub(crate) const NEVER: &str = "\u{FFFF}\u{FFFF}never";
 
 fn build_spec(i: usize, plain: bool) -> Result<Program, String> {
     let spec = &SPECS[i];
@@ -176,7 +176,22 @@ impl Format {
                 Format::load(index_of(t.format)?, r.is_none())?,
                 r.is_some_and(|r| r.starts_open),
             ),
-            (None, Some(r)) => (Format::load(index_of(r.format)?, false)?, r.starts_open),
+            (None, Some(r)) => {
+                let stop = reasoning.and_then(names::reasoning_stop);
+                let format = match stop {
+                    Some(stop) if r.format == "think" => Format::from_derived_grammar(
+                        "think",
+                        include_str!("../../../grammar/think.peg"),
+                        &[
+                            ("think_open", "<think>"),
+                            ("think_close", "</think>"),
+                            ("think_stop", stop),
+                        ],
+                    )?,
+                    _ => Format::load(index_of(r.format)?, false)?,
+                };
+                (format, r.starts_open)
+            }
             (None, None) => {
                 return Err(Error::new(
                     ErrorKind::Input,

@@ -135,7 +135,7 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     "deepseek_v3" => "think", true, VllmReasoning;
     "deepseek_v4" => "think", true, VllmReasoning;
     "deepseek_v41" => "think", true, VllmReasoning;
-    "ernie45" => "ernie45", false, VllmReasoning;
+    "ernie45" => "ernie45", true, VllmReasoning;
     "gemma4" => "gemma4", false, VllmReasoning;
     "glm45" => "think", false, VllmReasoning;
     "glm47" => "think", false, VllmReasoning;
@@ -156,7 +156,7 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     "minimax_m2" => "think", true, VllmReasoning;
     "minimax_m2_append_think" => "think", true, VllmReasoning;
     "minimax_m3" => "minimax-m3", false, VllmReasoning;
-    "mistral" => "mistral", false, VllmReasoning;
+    "mistral" => "mistral", true, VllmReasoning;
     "muse" => "muse", false, VllmReasoning;
     "muse_glimmer" => "muse", false, VllmReasoning;
     "musespark1x" => "muse", false, VllmReasoning;
@@ -166,7 +166,7 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     "plamo3" => "plamo3", false, VllmReasoning;
     "poolside_v1" => "think", false, VllmReasoning;
     "qwen3" => "think", true, VllmReasoning;
-    "seed_oss" => "seed-oss", false, VllmReasoning;
+    "seed_oss" => "seed-oss", true, VllmReasoning;
     "step3" => "think", true, VllmReasoning;
     "step3p5" => "think", true, VllmReasoning;
     "step5" => "think", true, VllmReasoning;
@@ -209,6 +209,20 @@ pub(crate) fn tool(name: &str) -> Option<&'static ToolName> {
 /// The reasoning-parser entry called `name`.
 pub(crate) fn reasoning(name: &str) -> Option<&'static ReasoningName> {
     REASONING_NAMES.iter().find(|t| t.name == name)
+}
+
+/// The tool-call opener that ends unclosed reasoning for a reasoning parser given alone,
+/// where the parser reads it so (vLLM's `qwen3`; SGLang's `qwen3`, `glm45`, `kimi_k2`): the
+/// opener and what follows are content.
+pub(crate) fn reasoning_stop(name: &str) -> Option<&'static str> {
+    const STOPS: &[(&str, &str)] = &[
+        ("qwen3", "<tool_call>"),
+        ("qwen3-thinking", "<tool_call>"),
+        ("glm45", "<tool_call>"),
+        ("glm47", "<tool_call>"),
+        ("kimi_k2", "<|tool_calls_section_begin|>"),
+    ];
+    STOPS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
 
 /// The names (tool and reasoning) that select `format`.

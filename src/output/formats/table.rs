@@ -10,6 +10,8 @@ macro_rules! g {
 
 const THINK: (&str, &str) = ("think_open", "<think>");
 const UNTHINK: (&str, &str) = ("think_close", "</think>");
+/// think.peg without a tool-call opener ending reasoning.
+const NO_STOP: (&str, &str) = ("think_stop", super::NEVER);
 /// A marker that never occurs, for a marker a format lacks (two noncharacters U+FFFF).
 const NONE: &str = "\u{FFFF}\u{FFFF}none";
 const MINIMAX_SECTION: [(&str, &str); 2] = [
@@ -289,13 +291,13 @@ pub(crate) static SPECS: [Spec; COUNT] = [
         name: "think",
         about: "Reasoning only: <think>…</think>, then content (tool-call markers are text)",
         grammar: &[g!("think.peg")],
-        params: &[THINK, UNTHINK],
+        params: &[THINK, UNTHINK, NO_STOP],
     },
     Spec {
         name: "kimi-vl",
         about: "Kimi-VL / Kimi k1.5 thinking: ◁think▷…◁/think▷, then content",
         grammar: &[g!("think.peg")],
-        params: &[("think_open", "◁think▷"), ("think_close", "◁/think▷")],
+        params: &[("think_open", "◁think▷"), ("think_close", "◁/think▷"), NO_STOP],
     },
     Spec {
         name: "olmo3",
