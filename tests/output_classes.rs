@@ -402,6 +402,16 @@ fn reasoning_parser_alone() {
             "<|tool_calls_section_begin|><|tool_call_begin|>"
         )
     );
+    // SGLang-only names mean what they mean in SGLang: untagged output is content.
+    for r in ["deepseek-v3", "nemotron_3"] {
+        assert_eq!(run(r, "Direct answer."), own("", "Direct answer."), "{r}");
+        assert_eq!(run(r, "<think>a</think>b"), own("a", "b"), "{r}");
+    }
+    // A repeated opener is one opening.
+    assert_eq!(
+        run("qwen3", "<think><think>Let me think</think>42."),
+        own("Let me think", "42.")
+    );
     // A closed block is not cut at an opener after it, nor at one that is text in content.
     assert_eq!(
         run("qwen3", "plan</think>Use <tool_call> tags."),

@@ -183,7 +183,8 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     // SGLang's reasoning parser names, where they differ.
     "apertus2509" => "apertus", false, SglangReasoning;
     "deepseek-r1" => "think", true, SglangReasoning;
-    "deepseek-v3" => "think", true, SglangReasoning;
+    // SGLang's `deepseek-v3` is its Qwen3 detector without forced reasoning.
+    "deepseek-v3" => "think", false, SglangReasoning;
     "deepseek-v4" => "think", true, SglangReasoning;
     "deepseek-v41" => "think", true, SglangReasoning;
     "dots" => "think", false, SglangReasoning;
@@ -194,7 +195,7 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     "minimax-append-think" => "think", true, SglangReasoning;
     "minimax-m3" => "minimax-m3", false, SglangReasoning;
     "nanbeige" => "think", false, SglangReasoning;
-    "nemotron_3" => "think", true, SglangReasoning;
+    "nemotron_3" => "think", false, SglangReasoning;
     "interns1" => "think", false, SglangReasoning;
     "iquest_q1" => "think", false, SglangReasoning;
     "gigachat35" => "think", false, SglangReasoning;
