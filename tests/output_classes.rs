@@ -347,6 +347,32 @@ fn vllm_name_semantics() {
     );
 }
 
+/// Calls to tools the request did not offer: vLLM's parsers keep them, except `internlm`;
+/// SGLang's parsers (the names only SGLang uses) drop them.
+#[test]
+fn unknown_tools_by_parser_name() {
+    let t = "<tool_call>{\"name\": \"delete_everything\", \"arguments\": {}}</tool_call>";
+    for (name, kept) in [("hermes", true), ("qwen25", false)] {
+        let c = Format::by_parsers(Some(name), None).unwrap();
+        let o = Options {
+            keep_unknown_tools: c.keep_unknown_tools,
+            ..opts_tools(false, &["get_weather"])
+        };
+        let m = parse_with(&c.format, t, o);
+        assert_eq!(m.tool_calls.len(), usize::from(kept), "{name}: {m:?}");
+    }
+    let t = "<|action_start|><|plugin|>{\"name\": \"delete_everything\", \"parameters\": {\"city\": \"Tokyo\"}}<|action_end|>";
+    let c = Format::by_parsers(Some("internlm"), None).unwrap();
+    assert!(!c.keep_unknown_tools);
+    let o = Options {
+        keep_unknown_tools: c.keep_unknown_tools,
+        ..opts_tools(false, &["get_weather"])
+    };
+    let m = parse_with(&c.format, t, o);
+    assert!(m.tool_calls.is_empty(), "{m:?}");
+    assert!(m.content.contains("delete_everything"));
+}
+
 /// A reasoning parser given alone, read as its peers read it: vLLM's `mistral`, `seed_oss`
 /// and `ernie45` start inside reasoning (text before the closing marker is reasoning, output
 /// with no marker is all reasoning), and `qwen3`, `glm45`, `kimi_k2` end unclosed reasoning at

@@ -206,7 +206,7 @@ impl Format {
             } else {
                 Reasoning::Auto
             },
-            keep_unknown_tools: true,
+            keep_unknown_tools: !tool.is_some_and(names::drops_unknown_tools),
         })
     }
 

@@ -6,6 +6,9 @@
 pub(crate) struct ToolName {
     pub(crate) name: &'static str,
     pub(crate) format: &'static str,
+    /// A name only SGLang uses: SGLang's parsers drop calls to tools the request did not
+    /// offer.
+    pub(crate) sglang_only: bool,
 }
 
 /// A reasoning-parser name: the format whose reasoning markers it reads when given alone, and
@@ -19,7 +22,16 @@ pub(crate) struct ReasoningName {
 
 macro_rules! tools {
     ($($name:literal => $format:literal, $origin:ident;)*) => {
-        &[$(ToolName { name: $name, format: $format }),*]
+        &[$(ToolName { name: $name, format: $format, sglang_only: sglang!($origin) }),*]
+    };
+}
+
+macro_rules! sglang {
+    (SglangTool) => {
+        true
+    };
+    ($other:ident) => {
+        false
     };
 }
 
@@ -224,6 +236,13 @@ pub(crate) fn reasoning_stop(name: &str) -> Option<&'static str> {
         ("kimi_k2", "<|tool_calls_section_begin|>"),
     ];
     STOPS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+}
+
+/// Whether the tool parser `name` drops a call to a tool the request did not offer: vLLM's
+/// `internlm` checks names against the request (its other parsers keep such calls), and so do
+/// SGLang's parsers.
+pub(crate) fn drops_unknown_tools(name: &str) -> bool {
+    name == "internlm" || tool(name).is_some_and(|t| t.sglang_only)
 }
 
 /// The names (tool and reasoning) that select `format`.
