@@ -12,9 +12,13 @@ use crate::pyjson::{to_json, to_py};
 /// message dict.
 ///
 /// `format` is a `chatcodec parse --format` name; without it the format is told from
-/// `template` (a Jinja source or a `ChatTemplate`). `tools` (OpenAI tool dicts) restricts
-/// calls to those names. `reasoning` is `"auto"`, `"open"` (the prompt opened the reasoning
-/// block) or `"closed"`. Tool call ids are fresh random ones unless `id_seed` is given.
+/// `template` (a Jinja source or a `ChatTemplate`), or chosen by vLLM's (or SGLang's) parser
+/// names `tool_call_parser` / `reasoning_parser` with their meaning (`parse
+/// --tool-call-parser`). `tools` (OpenAI tool dicts) restricts calls to those names (parser
+/// names keep calls to other tools where those parsers do). `reasoning` is `"auto"`, `"open"`
+/// (the prompt opened the reasoning block) or `"closed"`; `"auto"` with a reasoning parser
+/// name is that parser's assumption. Tool call ids are fresh random ones unless `id_seed` is
+/// given.
 #[pyclass(module = "chatcodec")]
 pub(crate) struct StreamParser {
     inner: output::StreamParser,
@@ -25,19 +29,36 @@ pub(crate) struct StreamParser {
 #[pymethods]
 impl StreamParser {
     #[new]
-    #[pyo3(signature = (format=None, template=None, tools=None, reasoning="auto", id_seed=None))]
+    #[pyo3(signature = (format=None, template=None, tools=None, reasoning="auto", id_seed=None, tool_call_parser=None, reasoning_parser=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         format: Option<&str>,
         template: Option<&Bound<'_, PyAny>>,
         tools: Option<&Bound<'_, PyAny>>,
         reasoning: &str,
         id_seed: Option<u64>,
+        tool_call_parser: Option<&str>,
+        reasoning_parser: Option<&str>,
     ) -> PyResult<StreamParser> {
-        let format = match (format, template) {
-            (Some(name), _) => {
+        let choice = if tool_call_parser.is_some() || reasoning_parser.is_some() {
+            if format.is_some() || template.is_some() {
+                return Err(PyTypeError::new_err(
+                    "give format=, template= or parser names, not several",
+                ));
+            }
+            Some(
+                Format::by_parsers(tool_call_parser, reasoning_parser)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?,
+            )
+        } else {
+            None
+        };
+        let format = match (choice, format, template) {
+            (Some(c), _, _) => c.format,
+            (None, Some(name), _) => {
                 Format::by_name(name).map_err(|e| PyValueError::new_err(e.to_string()))?
             }
-            (None, Some(t)) => {
+            (None, None, Some(t)) => {
                 let source = match t.cast::<PyString>() {
                     Ok(s) => s.to_cow()?.into_owned(),
                     Err(_) => t.getattr("source")?.extract::<String>()?,
@@ -48,10 +69,14 @@ impl StreamParser {
                     )
                 })?
             }
-            (None, None) => return Err(PyTypeError::new_err("give format= or template=")),
+            (None, None, None) => {
+                return Err(PyTypeError::new_err(
+                    "give format=, template=, tool_call_parser= or reasoning_parser=",
+                ))
+            }
         };
         let reasoning = match reasoning {
-            "auto" => Reasoning::Auto,
+            "auto" => choice.map_or(Reasoning::Auto, |c| c.reasoning),
             "open" => Reasoning::ForcedOpen,
             "closed" => Reasoning::ForcedClosed,
             other => {
@@ -69,7 +94,7 @@ impl StreamParser {
             id_seed: id_seed.unwrap_or_else(output::random_id_seed),
             tools: tools.as_ref().map(output::Options::tool_names),
             tool_schemas: tools,
-            ..Default::default()
+            keep_unknown_tools: choice.is_some_and(|c| c.keep_unknown_tools),
         };
         Ok(StreamParser {
             inner: output::StreamParser::with_options(&format, options),

@@ -95,3 +95,34 @@ def test_format_from_template():
     with pytest.raises(TypeError):
         chatcodec.StreamParser()
     assert ("hermes", ) == tuple(n for n, _ in chatcodec.formats() if n == "hermes")
+
+
+@pytest.mark.parametrize("names", [
+    {"tool_call_parser": "hermes", "reasoning_parser": "qwen3"},
+    {"tool_call_parser": "hermes"},
+    {"reasoning_parser": "qwen3"},
+    {"tool_call_parser": "qwen25"},
+])
+def test_parser_names_equal_the_cli(names):
+    """vLLM's (and SGLang's) parser names choose the format, the reasoning assumption and the
+    unknown-tool rule as `parse --tool-call-parser/--reasoning-parser` does."""
+    tools = [{"type": "function", "function": {"name": "get_time", "parameters": {}}}]
+    args = [cli(), "parse", "--id-seed", "5"]
+    for k, v in names.items():
+        args += ["--" + k.replace("_", "-"), v]
+    with open(ROOT / "target" / "tools_names.json", "w", encoding="utf-8") as f:
+        json.dump(tools, f)
+    args += ["--tools", str(ROOT / "target" / "tools_names.json")]
+    want = json.loads(subprocess.run(args, input=OUT.encode(), capture_output=True,
+                                     check=True).stdout)
+    p = chatcodec.StreamParser(tools=tools, id_seed=5, **names)
+    for ch in OUT:
+        p.feed(ch)
+    assert p.finish() == want
+
+
+def test_parser_names_are_checked():
+    with pytest.raises(ValueError, match="unknown tool-call parser"):
+        chatcodec.StreamParser(tool_call_parser="nope")
+    with pytest.raises(TypeError):
+        chatcodec.StreamParser(format="hermes", tool_call_parser="hermes")
