@@ -753,3 +753,17 @@ fn xlam_calls_after_a_tool_calls_tag() {
     assert_eq!(m.content, "a [1, 2] b [TOOL_CALLS] c");
     assert!(m.tool_calls.is_empty());
 }
+
+/// GigaChat 3: the end-of-sequence token a server leaves after the call is the call's, not
+/// content.
+#[test]
+fn gigachat_end_of_sequence_after_the_call() {
+    let m = check(
+        "gigachat3",
+        false,
+        "I'll remember that.<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"manage_user_memory\", \"arguments\": {\"action\": \"create\"}}</s>",
+    );
+    assert_eq!(m.content, "I'll remember that.");
+    assert_eq!(names(&m), ["manage_user_memory"]);
+    assert_eq!(args(&m, 0), json!({"action": "create"}));
+}
