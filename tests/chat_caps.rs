@@ -264,6 +264,34 @@ fn printing_every_block_text_is_not_reasoning() {
     assert_eq!(c.reasoning_format, ReasoningFormat::None);
 }
 
+/// JSON-string arguments printed with `tojson` come out encoded twice: the template needs
+/// objects (minja's `requires_object_arguments`); one that prints strings as they are does not.
+#[test]
+fn double_encoded_arguments_need_objects() {
+    let body = |args: &str| {
+        format!(
+            "{{% for m in messages %}}{{{{ m.role }}}}: {{{{ m.content or '' }}}}\
+             {{% for c in m.tool_calls or [] %}}{{{{ c.function.name }}}} {args}{{% endfor %}}\n{{% endfor %}}"
+        )
+    };
+    let c = caps::probe(&Template::new(&body("{{ c.function.arguments | tojson }}")).unwrap());
+    assert!(
+        c.supports_tool_calls && c.requires_object_arguments,
+        "{c:?}"
+    );
+    let t = body(
+        "{% if c.function.arguments is string %}{{ c.function.arguments }}\
+         {% else %}{{ c.function.arguments | tojson }}{% endif %}",
+    );
+    let c = caps::probe(&Template::new(&t).unwrap());
+    assert!(
+        c.supports_tool_calls && !c.requires_object_arguments,
+        "{c:?}"
+    );
+    let c = probe_corpus("meta-llama-Llama-3.1-8B-Instruct.jinja");
+    assert!(c.requires_object_arguments, "{c:?}");
+}
+
 #[test]
 fn a_template_that_raises_on_everything_has_no_capabilities() {
     let t = Template::new("{{ raise_exception('no') }}").unwrap();

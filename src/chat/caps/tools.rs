@@ -46,6 +46,12 @@ pub(super) enum Layout {
     CallResults,
 }
 
+/// Whether `out` shows the probe argument inside a JSON string that was encoded again
+/// (`\"city\"` / `\"ARG1\"`): JSON-string arguments printed with `tojson`.
+fn double_encoded(out: &str) -> bool {
+    out.contains(&format!("\\\"{ARG1}\\\"")) || out.contains("\\\"city\\\"")
+}
+
 impl<'t> Prober<'t> {
     /// One tool call with argument `arg` and id `id`.
     pub(super) fn call(&self, shape: &CallShape, arg: &str, id: &str) -> Value {
@@ -156,7 +162,7 @@ impl<'t> Prober<'t> {
                 }
             }
         }
-        let Some((mut shape, out)) = found else {
+        let Some((mut shape, mut out)) = found else {
             let shape = CallShape {
                 object_args: false,
                 content: CallContent::Empty,
@@ -171,6 +177,20 @@ impl<'t> Prober<'t> {
             return shape;
         };
         caps.supports_tool_calls = true;
+        if !shape.object_args && double_encoded(&out) {
+            // The JSON-string arguments showed, but encoded again as a string
+            // (`"{\"city\": …}"`): the template needs an object (minja's reading too).
+            let object = CallShape {
+                object_args: true,
+                ..shape
+            };
+            if let Some(o) = self.render_calls(&object, 1, false) {
+                if o.contains(ARG1) && !double_encoded(&o) {
+                    shape = object;
+                    out = o;
+                }
+            }
+        }
         caps.requires_object_arguments = shape.object_args;
         if shape.content == CallContent::Null {
             // Null content that prints `None` needs an empty string.
