@@ -340,3 +340,26 @@ fn corpus_analysis() {
         "the failing templates differ from the known ones"
     );
 }
+
+/// A template that shows no calls but names its model's call markers in its tool
+/// instructions (LFM2's `<|tool_list_start|>`) is read with the family format those markers
+/// name, at a lower confidence, so `parse --template` still parses the model's calls.
+#[test]
+fn markers_named_by_a_template_that_shows_no_calls() {
+    let Some(files) = corpus() else { return };
+    let Some((_, src)) = files.iter().find(|(f, _)| f == "LFM2-8B-A1B.jinja") else {
+        return;
+    };
+    let t = ChatTemplate::new("default", src, Map::new()).unwrap();
+    let spec = analyze(&t);
+    assert_eq!(spec.format.as_deref(), Some("lfm2"), "{}", summary(&spec));
+    assert!(spec.tools.is_none());
+    assert!(spec.confidence < 1.0);
+    let f = Format::for_spec(&spec).unwrap();
+    let m = parse_with(
+        &f,
+        "<|tool_call_start|>[get_weather(city=\"Tokyo\")]<|tool_call_end|>",
+        chatcodec::output::Options::default(),
+    );
+    assert_eq!(m.tool_calls.len(), 1, "{m:?}");
+}

@@ -174,6 +174,22 @@ pub fn analyze_with_cases(template: &ChatTemplate) -> Analysis {
         }
     }
     spec.format = check::name(&spec, &cases).map(str::to_string);
+    if spec.tools.is_none() {
+        // The template shows no calls (it drops them from the history, or has no tool
+        // support in its history at all), but may still name its model's call markers, in
+        // its tool instructions: the family format they name parses the model's calls.
+        if let Some(f) = Format::for_template(template.source())
+            .filter(|f| !crate::output::formats::NO_TOOLS.contains(&f.name()))
+            .filter(|f| check::passes(f, &spec, &cases))
+        {
+            spec.notes.push(format!(
+                "the template shows no calls, but names the markers of `{}`, whose calls it is read with",
+                f.name()
+            ));
+            spec.format = Some(f.name().to_string());
+            confidence -= 0.3;
+        }
+    }
     match Format::from_spec(&spec) {
         Ok(f) if check::passes(&f, &spec, &cases) => {}
         Ok(_) => {

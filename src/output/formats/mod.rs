@@ -16,7 +16,6 @@ mod user;
 
 pub use user::GrammarError;
 
-#[cfg(test)]
 pub(crate) use specs::NO_TOOLS;
 pub(crate) use specs::WITHOUT_SPEC;
 pub(crate) use table::SPECS;

@@ -208,7 +208,6 @@ pub(crate) const WITHOUT_SPEC: &[(&str, &str)] = &[(
 )];
 
 /// The formats whose output has no tool calls (reasoning and content only).
-#[cfg(test)]
 pub(crate) const NO_TOOLS: &[&str] = &["think", "kimi-vl"];
 
 const DOTS_XML: [&str; 6] = [
