@@ -212,11 +212,6 @@ const DETECTED_OTHERWISE: &[(&str, Option<&str>, &str)] = &[
         "ChatML with Hermes <tool_call>; llama-3.1 is only the base model",
     ),
     (
-        "lfm2.5-instruct.jinja",
-        Some("hermes"),
-        "plain ChatML: no tool or reasoning marker tells LFM2",
-    ),
-    (
         "unsloth-liquid_lfm2.jinja",
         Some("hermes"),
         "plain ChatML: no tool or reasoning marker tells LFM2",

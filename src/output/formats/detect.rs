@@ -55,6 +55,8 @@ const RULES: &[(&[&str], &str)] = &[
     (&["<|start_header_id|>"], "llama3"),
     (&["[gMASK]", "<|observation|>"], "glm-4.5"),
     (&["<sop>", "<|assistant|>"], "glm-4.5"),
+    // LFM2's tool list, in templates that write no markers around it.
+    (&["List of tools: ["], "lfm2"),
     // ChatML models that say nothing of tools call them the Hermes way when they do.
     (&["<|im_start|>"], "hermes"),
 ];
