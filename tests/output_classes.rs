@@ -428,6 +428,18 @@ fn reasoning_parser_alone() {
             "<|tool_calls_section_begin|><|tool_call_begin|>"
         )
     );
+    // vLLM's kimi_k2 starts inside reasoning (Kimi-K2.5's prompt opens it).
+    assert_eq!(
+        run(
+            "kimi_k2",
+            "some reasoning<|tool_calls_section_begin|>tool call data"
+        ),
+        own(
+            "some reasoning",
+            "<|tool_calls_section_begin|>tool call data"
+        )
+    );
+    assert_eq!(run("kimi_k2", "implicit"), own("implicit", ""));
     // SGLang-only names mean what they mean in SGLang: untagged output is content.
     for r in ["deepseek-v3", "nemotron_3"] {
         assert_eq!(run(r, "Direct answer."), own("", "Direct answer."), "{r}");
