@@ -779,3 +779,22 @@ fn gigachat_end_of_sequence_after_the_call() {
     assert_eq!(names(&m), ["manage_user_memory"]);
     assert_eq!(args(&m, 0), json!({"action": "create"}));
 }
+
+/// Command R7B / Command A: citations (`<co>TEXT</co: 0:[1]>`) are markup in the reasoning and
+/// the answer, and vLLM's Cohere tool parsers read the reasoning too when given alone.
+#[test]
+fn cohere_citations_and_tool_parser_reasoning() {
+    let t = "<|START_THINKING|>This is a rainbow <co>emoji: 🌈</co: 0:[1]><|END_THINKING|>\n<|START_RESPONSE|>foo <co>bar</co: 0:[1,2],1:[3,4]><|END_RESPONSE|>";
+    let m = check("command-r7b", false, t);
+    assert_eq!(m.reasoning, "This is a rainbow emoji: 🌈");
+    assert_eq!(m.content, "foo bar");
+    for name in ["cohere_command3", "cohere_command4"] {
+        let c = Format::by_parsers(Some(name), None).unwrap();
+        let m = parse_with(&c.format, t, opts(false));
+        assert_eq!(m.reasoning, "This is a rainbow emoji: 🌈", "{name}");
+        assert_eq!(m.content, "foo bar", "{name}");
+    }
+    // A broken reference is text.
+    let m = check("command-r7b", false, "<|START_RESPONSE|>a <co>b</co: x>");
+    assert_eq!(m.content, "a b</co: x>");
+}

@@ -172,7 +172,10 @@ impl Format {
         };
         let (format, starts_open) = match (t, r) {
             (Some(t), r) => (
-                Format::load(index_of(t.format)?, r.is_none())?,
+                Format::load(
+                    index_of(t.format)?,
+                    r.is_none() && !tool.is_some_and(names::tool_reads_reasoning),
+                )?,
                 r.is_some_and(|r| r.starts_open),
             ),
             (None, Some(r)) => {

@@ -245,6 +245,12 @@ pub(crate) fn drops_unknown_tools(name: &str) -> bool {
     name == "internlm" || tool(name).is_some_and(|t| t.sglang_only)
 }
 
+/// Whether the tool parser `name` given alone also reads the reasoning (vLLM's Cohere parsers
+/// read the whole Command turn: thinking, response and action).
+pub(crate) fn tool_reads_reasoning(name: &str) -> bool {
+    matches!(name, "cohere_command3" | "cohere_command4")
+}
+
 /// The names (tool and reasoning) that select `format`.
 pub(crate) fn aliases(format: &str) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();

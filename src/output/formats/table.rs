@@ -153,8 +153,8 @@ pub(crate) static SPECS: [Spec; COUNT] = [
     },
     Spec {
         name: "command-r7b",
-        about: "Command R7B / Command A: <|START_THINKING|>, <|START_RESPONSE|>, <|START_ACTION|>[{json}]",
-        grammar: &[g!("hermes.peg"), g!("json_array.peg"), g!("wrapped.peg")],
+        about: "Command R7B / Command A: <|START_THINKING|>, <|START_RESPONSE|>, <|START_ACTION|>[{json}], <co> citations",
+        grammar: &[g!("hermes.peg"), g!("json_array.peg"), g!("wrapped.peg"), g!("cohere.peg")],
         params: &[
             ("think_open", "<|START_THINKING|>"),
             ("think_close", "<|END_THINKING|>"),
