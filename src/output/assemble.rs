@@ -386,8 +386,12 @@ impl Sink for Assembler {
         match kind {
             Kind::Call | Kind::WholeCall => self.end_call(),
             Kind::Name => {
+                // A blank name is no name: the call is not announced (the machine fails it).
                 let name = unescape_entities(self.name.trim());
-                self.call_mut().name = Some(name);
+                let call = self.call_mut();
+                if !name.is_empty() {
+                    call.name = Some(name);
+                }
             }
             Kind::Id => {
                 let id = self.id.trim().to_string();

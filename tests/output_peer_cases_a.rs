@@ -1,0 +1,132 @@
+//! Output classes found by running the peers' parser tests (vLLM, SGLang) against chatcodec,
+//! one test per class, with our own inputs. Each case is checked one-shot and streamed (1, 2,
+//! 5 bytes; every prefix's message a prefix of the final one) by `output_support::check`,
+//! which also checks that the deltas add up to the final message.
+
+mod output_support;
+use chatcodec::output::{parse_with, Event, Format, Message};
+use output_support::{args, check, opts, stream};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+fn calls(m: &Message) -> Vec<(String, Value)> {
+    (0..m.tool_calls.len())
+        .map(|i| (m.tool_calls[i].name.clone(), args(m, i)))
+        .collect()
+}
+
+/// Call bodies whose name is empty or blank, per format: none of them is a call, and the text
+/// comes back as content.
+const BLANK_NAMED: &[(&str, &str)] = &[
+    ("glm-4.5", "<tool_call>   "),
+    ("glm-4.5", "<tool_call>\n"),
+    (
+        "glm-4.5",
+        "<tool_call> \n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>",
+    ),
+    (
+        "hermes",
+        "<tool_call>\n{\"name\": \"\", \"arguments\": {\"city\": \"Oslo\"}}\n</tool_call>",
+    ),
+    (
+        "hermes",
+        "<tool_call>\n{\"name\": \"  \", \"arguments\": {}}\n</tool_call>",
+    ),
+    (
+        "qwen3-coder",
+        "<tool_call>\n<function= >\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>",
+    ),
+    (
+        "minimax-m2",
+        "<minimax:tool_call>\n<invoke name=\"\">\n<parameter name=\"city\">Oslo</parameter>\n</invoke>\n</minimax:tool_call>",
+    ),
+    ("mistral-nemo", "[TOOL_CALLS][{\"name\": \" \", \"arguments\": {}}]"),
+    (
+        "step3",
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\" \"></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+    ),
+    (
+        "deepseek-v3.2",
+        "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+    ),
+    ("llama3", "{\"name\": \"\", \"parameters\": {\"city\": \"Oslo\"}}"),
+];
+
+#[test]
+fn blank_names_are_no_calls() {
+    for (f, text) in BLANK_NAMED {
+        let m = check(f, false, text);
+        assert!(m.tool_calls.is_empty(), "{f}: {text:?} gave {m:?}");
+        if text.contains("Oslo") {
+            assert!(m.content.contains("Oslo"), "{f}: {text:?} lost text: {m:?}");
+        }
+    }
+    // GLM's bare opener comes back whole, whitespace included.
+    assert_eq!(
+        check("glm-4.5", false, "<tool_call>   ").content,
+        "<tool_call>   "
+    );
+    // A named call after a blank-named one is still a call.
+    let m = check(
+        "hermes",
+        false,
+        "<tool_call>{\"name\": \"\", \"arguments\": {}}</tool_call>\n<tool_call>{\"name\": \"ping\", \"arguments\": {}}</tool_call>",
+    );
+    assert_eq!(calls(&m), [("ping".into(), json!({}))]);
+}
+
+/// Openers followed by a blank name, for the property below.
+const BLANK_PIECES: &[&str] = &[
+    "<tool_call>",
+    "<tool_call> ",
+    "<tool_call>\n",
+    "<arg_key>k</arg_key><arg_value>1</arg_value>",
+    "</tool_call>",
+    "{\"name\": \"\", \"arguments\": {",
+    "{\"name\": \" \", \"parameters\": {",
+    "\"a\": 1}}",
+    "<function= >",
+    "<function=>",
+    "</function>",
+    "<invoke name=\"\">",
+    "<invoke name=\" \">",
+    "</invoke>",
+    "[TOOL_CALLS]",
+    "[ARGS]",
+    "{}",
+    "<steptml:invoke name=\" \">",
+    "<｜tool_calls_begin｜><｜tool_call_begin｜>",
+    "<｜DSML｜invoke name=\"\">",
+    "<|tool_call_begin|>functions.:0<|tool_call_argument_begin|>",
+    "<|tool_call_end|>",
+    "[",
+    "]",
+    "(",
+    ")",
+    "x",
+    " ",
+    "é",
+];
+
+fn blank_output() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(BLANK_PIECES), 0..24).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// No format announces or returns a call whose name is empty or blank, streamed or not.
+    #[test]
+    fn no_call_has_a_blank_name(text in blank_output(), fi in 0..64usize) {
+        let names: Vec<&str> = Format::names().map(|(n, _)| n).collect();
+        let f = Format::by_name(names[fi % names.len()]).unwrap();
+        let m = parse_with(&f, &text, opts(false));
+        prop_assert!(m.tool_calls.iter().all(|c| !c.name.trim().is_empty()), "{:?}", m);
+        let (_, _, _, events) = stream(&f, &opts(false), text.as_bytes(), &[1]);
+        for e in &events {
+            if let Event::ToolCallStart { name, .. } = e {
+                prop_assert!(!name.trim().is_empty(), "{:?}", events);
+            }
+        }
+    }
+}
