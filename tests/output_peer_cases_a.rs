@@ -15,6 +15,50 @@ fn calls(m: &Message) -> Vec<(String, Value)> {
         .collect()
 }
 
+/// Step-3 calls with the `function<｜tool_sep｜>` head, without it, and with the function name
+/// written again before the invoke: all three are calls, with values typed by their text and
+/// string values kept with their whitespace.
+#[test]
+fn step3_call_heads() {
+    let invoke = "<steptml:invoke name=\"write_file\"><steptml:parameter name=\"path\">src/lib.rs</steptml:parameter><steptml:parameter name=\"body\">    let n = 2;\n</steptml:parameter><steptml:parameter name=\"mode\"> 644 </steptml:parameter><steptml:parameter name=\"force\"> false </steptml:parameter></steptml:invoke>";
+    let want =
+        json!({"path": "src/lib.rs", "body": "    let n = 2;\n", "mode": 644, "force": false});
+    for head in [
+        "function<｜tool_sep｜>",
+        "",
+        "function<｜tool_sep｜>write_file\n",
+        "function<｜tool_sep｜> write_file ",
+    ] {
+        let text = format!(
+            "Saving it.<｜tool_calls_begin｜><｜tool_call_begin｜>{head}{invoke}<｜tool_call_end｜><｜tool_calls_end｜>Saved."
+        );
+        let m = check("step3", false, &text);
+        assert_eq!(calls(&m), [("write_file".into(), want.clone())], "{head:?}");
+        assert_eq!(m.content, "Saving it.Saved.", "{head:?}");
+    }
+    // Two calls, the second without a head, after reasoning.
+    let m = check(
+        "step3",
+        false,
+        "<think>List, then read.</think><｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name=\"list_dir\"></steptml:invoke><｜tool_call_end｜><｜tool_call_begin｜>function<｜tool_sep｜>read_file\n<steptml:invoke name=\"read_file\"><steptml:parameter name=\"path\">a.txt</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+    );
+    assert_eq!(m.reasoning, "List, then read.");
+    assert_eq!(
+        calls(&m),
+        [
+            ("list_dir".into(), json!({})),
+            ("read_file".into(), json!({"path": "a.txt"}))
+        ]
+    );
+    // Text between the head and the invoke that is not a name is not skipped: the block is
+    // malformed and comes back as content.
+    let text = "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>I will call it now <steptml:invoke name=\"list_dir\"></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>";
+    let m = check("step3", false, text);
+    assert!(m.tool_calls.is_empty(), "{m:?}");
+    assert!(m.content.contains("I will call it now"), "{m:?}");
+    assert!(m.malformed > 0);
+}
+
 /// Call bodies whose name is empty or blank, per format: none of them is a call, and the text
 /// comes back as content.
 const BLANK_NAMED: &[(&str, &str)] = &[
