@@ -4,7 +4,7 @@
 //! which also checks that the deltas add up to the final message.
 
 mod output_support;
-use chatcodec::output::{parse_with, Event, Format, Message};
+use chatcodec::output::{parse_with, Event, Format, Message, StreamParser};
 use output_support::{args, check, opts, stream};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -57,6 +57,92 @@ fn step3_call_heads() {
     assert!(m.tool_calls.is_empty(), "{m:?}");
     assert!(m.content.contains("I will call it now"), "{m:?}");
     assert!(m.malformed > 0);
+}
+
+/// Granite 3.2 reasons in plain text: `Here is my thought process:` opens the reasoning at the
+/// start of the output and `Here is my response:` ends it. Granite 3.3's tags still work, the
+/// phrases elsewhere are prose, and a tool parser alone keeps them as content.
+#[test]
+fn granite_plain_text_reasoning() {
+    let m = check(
+        "granite",
+        false,
+        "Here is my thought process:\nThe user wants a haiku about rain.\nFive, seven, five.\n\nHere is my response:\nSoft rain on the roof",
+    );
+    assert_eq!(
+        m.reasoning,
+        "\nThe user wants a haiku about rain.\nFive, seven, five.\n\n"
+    );
+    assert_eq!(m.content, "Soft rain on the roof");
+    let m = check(
+        "granite",
+        false,
+        "Here's my thought process: sum them. Here's my response: 12",
+    );
+    assert_eq!(
+        (m.reasoning.as_str(), m.content.as_str()),
+        (" sum them. ", "12")
+    );
+    // Output cut before the response: all reasoning.
+    let m = check(
+        "granite",
+        false,
+        "Here is my thought process: still weighing",
+    );
+    assert_eq!(
+        (m.reasoning.as_str(), m.content.as_str()),
+        (" still weighing", "")
+    );
+    // A call ends the reasoning.
+    let m = check(
+        "granite",
+        false,
+        "Here is my thought process: look it up.<|tool_call|>[{\"name\": \"search\", \"arguments\": {\"q\": \"rain\"}}]",
+    );
+    assert_eq!(m.reasoning, " look it up.");
+    assert_eq!(calls(&m), [("search".into(), json!({"q": "rain"}))]);
+    // Granite 3.3 tags.
+    let m = check(
+        "granite",
+        false,
+        "<think>short</think><response>Done.</response>",
+    );
+    assert_eq!(
+        (m.reasoning.as_str(), m.content.as_str()),
+        ("short", "Done.")
+    );
+    // Not at the start: prose.
+    let text = "The template asks for Here is my thought process: x Here is my response: y";
+    let m = check("granite", false, text);
+    assert_eq!((m.reasoning.as_str(), m.content.as_str()), ("", text));
+    // A tool parser alone reads no reasoning.
+    let f = Format::by_name("granite").unwrap().without_reasoning();
+    let text = "Here is my thought process: a Here is my response: b";
+    let m = parse_with(&f, text, opts(false));
+    assert_eq!((m.reasoning.as_str(), m.content.as_str()), ("", text));
+}
+
+/// While a phrase is incomplete, nothing of it is emitted: a prefix of `Here is my thought
+/// process:` at the start is held, and so is a prefix of `Here is my response:` in reasoning.
+#[test]
+fn granite_phrases_are_held_back_while_partial() {
+    let f = Format::by_name("granite").unwrap();
+    let mut p = StreamParser::with_options(&f, opts(false));
+    p.feed("Here is my thou");
+    assert_eq!(p.message().content, "");
+    p.feed("ght process: rhyme it\nHere is my resp");
+    assert_eq!(p.message().reasoning, " rhyme it\n");
+    assert_eq!(p.message().content, "");
+    p.feed("onse: Done");
+    p.finish();
+    assert_eq!(p.message().content, "Done");
+    // A prefix that turns out to be prose is content in full.
+    let mut p = StreamParser::with_options(&f, opts(false));
+    p.feed("Here is my thou");
+    p.feed("sand-word essay.");
+    p.finish();
+    assert_eq!(p.message().content, "Here is my thousand-word essay.");
+    assert_eq!(p.message().reasoning, "");
 }
 
 /// Call bodies whose name is empty or blank, per format: none of them is a call, and the text

@@ -180,6 +180,8 @@ pub(crate) static SPECS: [Spec; COUNT] = [
             ("call_close", "<|end_of_text|>"),
             ("text_open", "<response>"),
             ("text_close", "</response>"),
+            ("think_phrase", "my thought process:"),
+            ("response_phrase", "my response:"),
         ],
     },
     Spec {
