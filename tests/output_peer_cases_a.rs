@@ -145,6 +145,40 @@ fn granite_phrases_are_held_back_while_partial() {
     assert_eq!(p.message().reasoning, "");
 }
 
+/// The pythonic format reads Llama 4's `<|python_start|>…<|python_end|>` wrapper as the llama4
+/// format does: the markers are consumed and the text around them is content.
+#[test]
+fn pythonic_reads_the_llama4_wrapper() {
+    for text in [
+        "Let me check. <|python_start|>[get_weather(city='Oslo', days=[1, 2])]<|python_end|>",
+        "Checking both. <|python_start|>[get_weather(city='Oslo'), get_time(tz='CET')]<|python_end|> Back soon.",
+        "<|python_start|>[get_time(tz='UTC')]<|python_end|>",
+        "<|python_start|>Plain words in the wrapper.<|python_end|> More.",
+    ] {
+        let m = check("pythonic", false, text);
+        let l = check("llama4", false, text);
+        assert_eq!(m.content, l.content, "{text}");
+        assert_eq!(calls(&m), calls(&l), "{text}");
+        assert!(!m.content.contains("<|python_"), "{m:?}");
+    }
+    let m = check(
+        "pythonic",
+        false,
+        "Checking both. <|python_start|>[get_weather(city='Oslo'), get_time(tz='CET')]<|python_end|> Back soon.",
+    );
+    assert_eq!(m.content, "Checking both.  Back soon.");
+    assert_eq!(
+        calls(&m),
+        [
+            ("get_weather".into(), json!({"city": "Oslo"})),
+            ("get_time".into(), json!({"tz": "CET"}))
+        ]
+    );
+    // LFM2 (the same grammar) has no such wrapper: the markers are text there.
+    let text = "<|python_start|>hi<|python_end|>";
+    assert_eq!(check("lfm2", false, text).content, text);
+}
+
 /// Call bodies whose name is empty or blank, per format: none of them is a call, and the text
 /// comes back as content.
 const BLANK_NAMED: &[(&str, &str)] = &[
