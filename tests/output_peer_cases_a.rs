@@ -294,3 +294,72 @@ proptest! {
         }
     }
 }
+
+/// Pythonic values: a closing bracket does not end up inside an unquoted value, bytes and
+/// f-string literals (no JSON value) make the call malformed, `u'…'` and `r'…'` are strings,
+/// and a number JSON cannot hold is kept as its text with a malformed report.
+#[test]
+fn pythonic_values_without_a_json_form() {
+    for f in ["pythonic", "llama4"] {
+        let m = check(f, false, "[resize(width=640])]");
+        assert!(m.tool_calls.is_empty(), "{f}: {m:?}");
+        assert_eq!(m.content, "[resize(width=640])]", "{f}");
+        // The call before the broken one stays; the rest is content.
+        let m = check(f, false, "[ping(host='a'), resize(width=640])]");
+        assert_eq!(calls(&m), [("ping".into(), json!({"host": "a"}))], "{f}");
+        assert_eq!(m.content, ", resize(width=640])]", "{f}");
+        for bad in ["data=b'\\x00'", "data=rb'raw'", "label=f'{name}'"] {
+            let text = format!("[upload({bad})]");
+            let m = check(f, false, &text);
+            assert!(m.tool_calls.is_empty(), "{f}: {text} gave {m:?}");
+            assert_eq!(m.content, text, "{f}");
+        }
+        let m = check(
+            f,
+            false,
+            "[open_file(path=r'C:\\temp\\notes.txt', title=u'Notes', tags=[r'a\\b'])]",
+        );
+        assert_eq!(
+            calls(&m),
+            [(
+                "open_file".into(),
+                json!({"path": "C:\\temp\\notes.txt", "title": "Notes", "tags": ["a\\b"]})
+            )],
+            "{f}"
+        );
+        let m = check(f, false, "[scale(factor=1e999), ping(host='a')]");
+        assert_eq!(
+            calls(&m),
+            [
+                ("scale".into(), json!({"factor": "1e999"})),
+                ("ping".into(), json!({"host": "a"}))
+            ],
+            "{f}"
+        );
+        assert_eq!(m.malformed, 1, "{f}");
+        // Unquoted values (templates with bugs) are still strings.
+        let m = check(
+            f,
+            false,
+            "[book(city=Lyon, France, guests=2, note=Anna's room)]",
+        );
+        assert_eq!(
+            calls(&m),
+            [(
+                "book".into(),
+                json!({"city": "Lyon, France", "guests": 2, "note": "Anna's room"})
+            )],
+            "{f}"
+        );
+    }
+    let m = check(
+        "olmo3",
+        false,
+        "<function_calls>resize(width=640])\nping(host='a')</function_calls>",
+    );
+    assert!(m.tool_calls.is_empty(), "{m:?}");
+    assert!(
+        m.content.starts_with("<function_calls>resize(width=640])"),
+        "{m:?}"
+    );
+}

@@ -226,7 +226,16 @@ impl Assembler {
             Some(Val::Typed(s)) => typed(&s),
             Some(Val::Str) => "\"".to_string(),
             Some(Val::Json(s)) => typed(&s),
-            Some(Val::Py(s)) => python_to_json(&s),
+            Some(Val::Py(s)) => {
+                let (json, overflow) = python_to_json(&s);
+                if overflow {
+                    self.push(Event::Malformed {
+                        at: 0,
+                        reason: "a number JSON cannot hold, kept as a string".into(),
+                    });
+                }
+                json
+            }
             Some(Val::Dict(s)) => dict_to_json(&s),
             Some(Val::Xml(s)) => match self.param_ty {
                 // Elements are converted as such; a plain value is typed by the schema.
