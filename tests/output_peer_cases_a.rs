@@ -363,3 +363,34 @@ fn pythonic_values_without_a_json_form() {
         "{m:?}"
     );
 }
+
+/// Mistral v11 names are function names and the arguments an object: prose after
+/// `[TOOL_CALLS]` names no call and comes back as content.
+#[test]
+fn mistral_names_are_function_names() {
+    for text in [
+        "[TOOL_CALLS]  junk [{\"name\": \"add\", \"arguments\": {\"a\": 1}}] trail",
+        "[TOOL_CALLS]Sure, here you go {\"a\": 1}",
+        "[TOOL_CALLS]add[ARGS][1, 2]",
+        "[TOOL_CALLS]{\"a\": 1}",
+    ] {
+        for f in ["mistral", "mistral-nemo"] {
+            let m = check(f, false, text);
+            assert!(m.tool_calls.is_empty(), "{f}: {text} gave {m:?}");
+            assert_eq!(m.content, text, "{f}");
+        }
+    }
+    let m = check(
+        "mistral",
+        false,
+        "[TOOL_CALLS]get_weather {\"city\": \"Oslo\"}[TOOL_CALLS]geo.lookup[CALL_ID]a1B2c3D4e[ARGS]{\"q\": \"Oslo\"}",
+    );
+    assert_eq!(
+        calls(&m),
+        [
+            ("get_weather".into(), json!({"city": "Oslo"})),
+            ("geo.lookup".into(), json!({"q": "Oslo"}))
+        ]
+    );
+    assert_eq!(m.tool_calls[1].id, "a1B2c3D4e");
+}
