@@ -226,7 +226,16 @@ impl Assembler {
             Some(Val::Typed(s)) => typed(&s),
             Some(Val::Str) => "\"".to_string(),
             Some(Val::Json(s)) => typed(&s),
-            Some(Val::Py(s)) => python_to_json(&s),
+            Some(Val::Py(s)) => {
+                let (json, overflow) = python_to_json(&s);
+                if overflow {
+                    self.push(Event::Malformed {
+                        at: 0,
+                        reason: "a number JSON cannot hold, kept as a string".into(),
+                    });
+                }
+                json
+            }
             Some(Val::Dict(s)) => dict_to_json(&s),
             Some(Val::Xml(s)) => match self.param_ty {
                 // Elements are converted as such; a plain value is typed by the schema.
@@ -386,8 +395,12 @@ impl Sink for Assembler {
         match kind {
             Kind::Call | Kind::WholeCall => self.end_call(),
             Kind::Name => {
+                // A blank name is no name: the call is not announced (the machine fails it).
                 let name = unescape_entities(self.name.trim());
-                self.call_mut().name = Some(name);
+                let call = self.call_mut();
+                if !name.is_empty() {
+                    call.name = Some(name);
+                }
             }
             Kind::Id => {
                 let id = self.id.trim().to_string();

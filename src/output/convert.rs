@@ -42,25 +42,36 @@ pub(crate) fn typed(raw: &str) -> String {
 }
 
 /// A Python literal (as in `f(a=1, b='x', c=None)`) as JSON; falls back to a JSON string.
-pub(crate) fn python_to_json(raw: &str) -> String {
-    python_literal(raw).unwrap_or_else(|| quote(raw.trim()))
+/// The flag is set when the text holds a number JSON cannot hold (`1e999`, Python's `inf`):
+/// the value is then the string of its text.
+pub(crate) fn python_to_json(raw: &str) -> (String, bool) {
+    let (json, overflow) = py_parse(raw);
+    (json.unwrap_or_else(|| quote(raw.trim())), overflow)
 }
 
 /// A Python literal as JSON; `None` if the text is not one.
 pub(crate) fn python_literal(raw: &str) -> Option<String> {
+    py_parse(raw).0
+}
+
+fn py_parse(raw: &str) -> (Option<String>, bool) {
     let t = raw.trim();
     let mut p = Py {
         s: t.as_bytes(),
         i: 0,
         out: String::new(),
+        overflow: false,
     };
-    (p.value() && p.i == p.s.len()).then_some(p.out)
+    let ok = p.value() && p.i == p.s.len();
+    (ok.then_some(p.out), p.overflow)
 }
 
 struct Py<'a> {
     s: &'a [u8],
     i: usize,
     out: String,
+    /// A number literal too large for JSON was met.
+    overflow: bool,
 }
 
 impl Py<'_> {
@@ -76,7 +87,8 @@ impl Py<'_> {
             return false;
         };
         let ok = match b {
-            b'\'' | b'"' => self.string(b),
+            b'\'' | b'"' => self.string(b, false),
+            b'u' | b'U' | b'r' | b'R' if self.prefixed() => self.prefixed_string(),
             b'[' | b'(' => self.seq(if b == b'[' { b']' } else { b')' }),
             b'{' => self.dict(),
             _ => self.word(),
@@ -85,7 +97,27 @@ impl Py<'_> {
         ok
     }
 
-    fn string(&mut self, q: u8) -> bool {
+    /// Whether a str prefix (`u`, `r`, any case) and a quote are at `self.i`.
+    fn prefixed(&self) -> bool {
+        matches!(self.s.get(self.i), Some(b'u' | b'U' | b'r' | b'R'))
+            && matches!(self.s.get(self.i + 1), Some(b'\'' | b'"'))
+    }
+
+    /// A string, quoted or with a str prefix: u'…' reads as '…'; r'…' keeps its backslashes.
+    fn prefixed_string(&mut self) -> bool {
+        let raw = matches!(self.s.get(self.i), Some(b'r' | b'R'));
+        if self.prefixed() {
+            self.i += 1;
+        }
+        match self.s.get(self.i) {
+            Some(&q @ (b'\'' | b'"')) => self.string(q, raw),
+            _ => false,
+        }
+    }
+
+    /// A string quoted with `q` (at `self.i`); a raw string keeps its backslashes (a backslash
+    /// still keeps the next character from closing it, as in Python).
+    fn string(&mut self, q: u8, raw: bool) -> bool {
         self.i += 1;
         let mut v = Vec::new();
         while let Some(&b) = self.s.get(self.i) {
@@ -99,6 +131,10 @@ impl Py<'_> {
                     return false;
                 };
                 self.i += 1;
+                if raw {
+                    v.extend_from_slice(&[b, e]);
+                    continue;
+                }
                 v.push(match e {
                     b'n' => b'\n',
                     b't' => b'\t',
@@ -161,10 +197,7 @@ impl Py<'_> {
                 self.out.push_str(", ");
             }
             first = false;
-            let Some(&q) = self.s.get(self.i) else {
-                return false;
-            };
-            if !(q == b'\'' || q == b'"') || !self.string(q) {
+            if !self.prefixed_string() {
                 return false;
             }
             self.ws();
@@ -194,7 +227,13 @@ impl Py<'_> {
             "False" | "false" => "false".to_string(),
             "None" | "null" => "null".to_string(),
             _ if serde_json::from_str::<serde_json::Number>(&w).is_ok() => w,
-            _ => return false,
+            _ => {
+                // A decimal number that overflows a double (Python reads it as inf).
+                let digits = w.trim_start_matches(['+', '-']);
+                self.overflow |= digits.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+                    && w.parse::<f64>().is_ok_and(f64::is_infinite);
+                return false;
+            }
         };
         self.out.push_str(&json);
         true
@@ -517,13 +556,16 @@ mod tests {
         assert_eq!(typed(" {\"a\": [1]} "), "{\"a\": [1]}");
         assert_eq!(typed("Paris"), "\"Paris\"");
         assert_eq!(typed("true story"), "\"true story\"");
-        assert_eq!(python_to_json("'it\\'s'"), "\"it's\"");
-        assert_eq!(
-            python_to_json("[1, 'a', None, True]"),
-            "[1, \"a\", null, true]"
-        );
-        assert_eq!(python_to_json("{'k': (1, 2)}"), "{\"k\": [1, 2]}");
-        assert_eq!(python_to_json("os.getcwd"), "\"os.getcwd\"");
+        let py = |s: &str| python_to_json(s).0;
+        assert_eq!(py("'it\\'s'"), "\"it's\"");
+        assert_eq!(py("[1, 'a', None, True]"), "[1, \"a\", null, true]");
+        assert_eq!(py("{'k': (1, 2)}"), "{\"k\": [1, 2]}");
+        assert_eq!(py("os.getcwd"), "\"os.getcwd\"");
+        assert_eq!(py("r'C:\\new\\'x'"), "\"C:\\\\new\\\\'x\"");
+        assert_eq!(py("{u'k': [U\"a\\tb\"]}"), "{\"k\": [\"a\\tb\"]}");
+        assert_eq!(python_to_json("1e999"), ("\"1e999\"".to_string(), true));
+        assert!(python_to_json("[1, -1E999]").1);
+        assert_eq!(python_to_json("inf"), ("\"inf\"".to_string(), false));
         assert_eq!(quote("a\"b\n"), "\"a\\\"b\\n\"");
         assert_eq!(
             dict_to_json("{city:<|\"|>Paris, FR<|\"|>,days:3,tags:[<|\"|>a<|\"|>,true],o:{<|\"|>k<|\"|>:null}}"),

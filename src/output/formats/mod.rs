@@ -55,7 +55,9 @@ fn build_spec(i: usize, plain: bool) -> Result<Program, String> {
         .params
         .iter()
         .map(|&(k, v)| match k {
-            "think_open" | "think_close" if plain => (k, NEVER),
+            "think_open" | "think_close" | "think_phrase" | "response_phrase" if plain => {
+                (k, NEVER)
+            }
             _ => (k, v),
         })
         .collect();

@@ -446,7 +446,11 @@ pub(crate) fn spec(name: &str) -> Option<FormatSpec> {
             think(),
             tools(m("<|tool_call|>", ""), None, ", ", json("name", "arguments", None, true)),
         )
-        .content("<response>", "</response>"),
+        .content("<response>", "</response>")
+        .note(
+            0.9,
+            "Granite 3.2's plain-text reasoning (Here is my thought process: … Here is my response:) is read but not described",
+        ),
         "hunyuan" => B::new(
             name,
             Some("<|eos|>"),

@@ -109,7 +109,15 @@ pub(crate) static SPECS: [Spec; COUNT] = [
         name: "pythonic",
         about: "Llama 4 / Olmo3 pythonic: [f(a=1), g(b='x')]",
         grammar: &[g!("pythonic.peg")],
-        params: &[THINK, UNTHINK, ("call_open", ""), ("call_close", ""), ("scan", "[")],
+        params: &[
+            THINK,
+            UNTHINK,
+            ("call_open", ""),
+            ("call_close", ""),
+            ("scan", "["),
+            ("wrap_open", "<|python_start|>"),
+            ("wrap_close", "<|python_end|>"),
+        ],
     },
     Spec {
         name: "lfm2",
@@ -121,6 +129,8 @@ pub(crate) static SPECS: [Spec; COUNT] = [
             ("call_open", "<|tool_call_start|>"),
             ("call_close", "<|tool_call_end|>"),
             ("scan", "<|tool_call_start|>"),
+            ("wrap_open", NONE),
+            ("wrap_close", NONE),
         ],
     },
     Spec {
@@ -180,6 +190,8 @@ pub(crate) static SPECS: [Spec; COUNT] = [
             ("call_close", "<|end_of_text|>"),
             ("text_open", "<response>"),
             ("text_close", "</response>"),
+            ("think_phrase", "my thought process:"),
+            ("response_phrase", "my response:"),
         ],
     },
     Spec {

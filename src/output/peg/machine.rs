@@ -82,9 +82,13 @@ pub(crate) struct Machine {
     call_at: Option<usize>,
     /// With `known`: where the current name capture opened.
     name_at: Option<usize>,
-    /// Whether the current call capture has closed a name capture. A call that closes
-    /// without one cannot be reported as a call: it is a failure, so its text stays content.
+    /// Whether the current call capture has closed a name capture holding more than
+    /// whitespace. A call that closes without one cannot be reported as a call: it is a
+    /// failure, so its text stays content.
     named: bool,
+    /// Where the current name capture opened (kept until it closes, to see whether the name
+    /// is blank).
+    name_from: Option<usize>,
     /// Where the alternative committed since the last close of a top-level capture
     /// (content, reasoning, a call) started: the start of the block a call opens in.
     block_from: Option<usize>,
@@ -122,6 +126,7 @@ impl Machine {
             call_at: None,
             name_at: None,
             named: false,
+            name_from: None,
             block_from: None,
             call_from: None,
         }
@@ -353,7 +358,16 @@ impl Machine {
                     }
                     match (inst, kind) {
                         (Inst::Open(_), Kind::Call | Kind::WholeCall) => self.named = false,
-                        (Inst::Close(_), Kind::Name) => self.named = true,
+                        (Inst::Open(_), Kind::Name) => self.name_from = Some(self.pos),
+                        (Inst::Close(_), Kind::Name) => {
+                            // An empty or blank name is no name: such a call is not a call.
+                            self.named = self.name_from.take().map_or(true, |from| {
+                                let from = from.clamp(self.base, self.pos) - self.base;
+                                !text(&self.buf[from..self.pos - self.base])
+                                    .trim()
+                                    .is_empty()
+                            });
+                        }
                         (Inst::Close(_), Kind::Call | Kind::WholeCall) if !self.named => {
                             // A call without a name: not a call after all.
                             if !self.fail(sink) {
@@ -486,6 +500,9 @@ impl Machine {
             if self.name_at.is_some_and(|a| a > e.pos) {
                 self.name_at = None;
             }
+            if self.name_from.is_some_and(|a| a > e.pos) {
+                self.name_from = None;
+            }
             self.calls.truncate(e.calls as usize);
             let undone = &self.log[(e.log as usize).min(self.log.len())..];
             if undone.iter().any(|l| l.open && !l.kind.has_text()) {
@@ -531,6 +548,7 @@ impl Machine {
         self.call_at = None;
         self.name_at = None;
         self.named = false;
+        self.name_from = None;
         self.bt.clear();
         self.live = 0;
         self.calls.clear();
@@ -645,7 +663,7 @@ impl Machine {
             keep = keep.min(start);
         }
         keep = keep.min(self.emit_at.0);
-        for at in [self.call_at, self.name_at, self.call_from]
+        for at in [self.call_at, self.name_at, self.name_from, self.call_from]
             .into_iter()
             .flatten()
         {
