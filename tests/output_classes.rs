@@ -347,6 +347,56 @@ fn vllm_name_semantics() {
     );
 }
 
+/// Names that other vLLM versions register are accepted, with their parsers' meaning.
+#[test]
+fn names_of_other_vllm_versions() {
+    for n in [
+        "command",
+        "tng_r1t2",
+        "llama3_user_defined_custom",
+        "qwen2",
+        "spark3",
+        "nemotron_json",
+        "kolibri1",
+    ] {
+        assert!(Format::by_parsers(Some(n), None).is_ok(), "{n}");
+    }
+    for n in [
+        "exaone4",
+        "telechat",
+        "telechat4",
+        "xingchen4",
+        "xing4_0",
+        "minimax_m1",
+        "deepseek_v31",
+        "nemotron",
+        "openai",
+        "kimi_k25",
+        "glm",
+        "apertus",
+        "intern_s1",
+        "iquest_coder_v2",
+    ] {
+        assert!(Format::by_parsers(None, Some(n)).is_ok(), "{n}");
+    }
+    // Kimi K2.5: reasoning opened by the prompt, ended by the tool section.
+    let c = Format::by_parsers(None, Some("kimi_k25")).unwrap();
+    let o = Options {
+        reasoning: c.reasoning,
+        ..opts(false)
+    };
+    let m = parse_with(&c.format, "plan<|tool_calls_section_begin|>x", o);
+    assert_eq!(
+        (m.reasoning.as_str(), m.content.as_str()),
+        ("plan", "<|tool_calls_section_begin|>x")
+    );
+    assert!(
+        !Format::by_parsers(Some("qwen2"), None)
+            .unwrap()
+            .keep_unknown_tools
+    );
+}
+
 /// Calls to tools the request did not offer: vLLM's parsers keep them, except `internlm`;
 /// SGLang's parsers (the names only SGLang uses) drop them.
 #[test]

@@ -102,6 +102,14 @@ pub(crate) static TOOL_NAMES: &[ToolName] = tools! {
     "step3p5" => "qwen3-coder", VllmTool;
     "step5" => "qwen3-coder", VllmTool;
     "xlam" => "xlam", VllmTool;
+    // Names other vLLM versions register (decorators and older registries).
+    "command" => "command-r7b", Other;
+    "tng_r1t2" => "hermes", Other;
+    "llama3_user_defined_custom" => "functionary-v3.1", Other;
+    "qwen2" => "hermes", Other;
+    "spark3" => "glm-4.5", Other;
+    "nemotron_json" => "nemotron-v2", Other;
+    "kolibri1" => "hermes", Other;
     // Names parsers have used outside vLLM's release registry.
     "minimax" => "minimax-m1", Other;
     "cwm" => "cwm", Other;
@@ -182,6 +190,21 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     "step3" => "think", true, VllmReasoning;
     "step3p5" => "think", true, VllmReasoning;
     "step5" => "think", true, VllmReasoning;
+    // Names other vLLM versions register (decorators and older registries).
+    "exaone4" => "think", false, Other;
+    "telechat" => "think", true, Other;
+    "telechat4" => "think", true, Other;
+    "xingchen4" => "think", true, Other;
+    "xing4_0" => "think", true, Other;
+    "minimax_m1" => "think", false, Other;
+    "deepseek_v31" => "think", false, Other;
+    "nemotron" => "think", false, Other;
+    "openai" => "gpt-oss", false, Other;
+    "kimi_k25" => "think", true, Other;
+    "glm" => "think", true, Other;
+    "apertus" => "apertus", false, Other;
+    "intern_s1" => "think", true, Other;
+    "iquest_coder_v2" => "think", true, Other;
     // Names used outside vLLM's release registry.
     "minimax" => "think", true, Other;
     "cwm" => "think", false, Other;
@@ -225,7 +248,7 @@ pub(crate) fn reasoning(name: &str) -> Option<&'static ReasoningName> {
 }
 
 /// The tool-call opener that ends unclosed reasoning for a reasoning parser given alone,
-/// where the parser reads it so (vLLM's `qwen3`; SGLang's `qwen3`, `glm45`, `kimi_k2`): the
+/// where the parser reads it so (vLLM's `qwen3`, `kimi_k25`; SGLang's `qwen3`, `glm45`, `kimi_k2`): the
 /// opener and what follows are content.
 pub(crate) fn reasoning_stop(name: &str) -> Option<&'static str> {
     const STOPS: &[(&str, &str)] = &[
@@ -234,15 +257,17 @@ pub(crate) fn reasoning_stop(name: &str) -> Option<&'static str> {
         ("glm45", "<tool_call>"),
         ("glm47", "<tool_call>"),
         ("kimi_k2", "<|tool_calls_section_begin|>"),
+        ("kimi_k25", "<|tool_calls_section_begin|>"),
     ];
     STOPS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
 
 /// Whether the tool parser `name` drops a call to a tool the request did not offer: vLLM's
-/// `internlm` checks names against the request (its other parsers keep such calls), and so do
+/// `internlm`, `qwen2` and `spark3` check names against the request (its other parsers keep
+/// such calls), and so do
 /// SGLang's parsers.
 pub(crate) fn drops_unknown_tools(name: &str) -> bool {
-    name == "internlm" || tool(name).is_some_and(|t| t.sglang_only)
+    matches!(name, "internlm" | "qwen2" | "spark3") || tool(name).is_some_and(|t| t.sglang_only)
 }
 
 /// Whether the tool parser `name` given alone also reads the reasoning (vLLM's Cohere parsers
