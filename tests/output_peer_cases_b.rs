@@ -104,3 +104,38 @@ fn json_call_keeps_its_closing_brace() {
     assert_eq!(calls(&m), [call("f", json!({}))]);
     assert_eq!(m.malformed, 1);
 }
+
+/// Gemma 4 opens reasoning with the channel's label and a newline, `<|channel>thought\n`:
+/// both are markup, as vLLM's and SGLang's Gemma 4 parsers strip them.
+#[test]
+fn gemma4_thought_label_newline_is_markup() {
+    let m = check(
+        "gemma4",
+        false,
+        "<|channel>thought\nThe user wants 12 * 7.\nThat is 84.<channel|>12 × 7 = 84.",
+    );
+    assert_eq!(m.reasoning, "The user wants 12 * 7.\nThat is 84.");
+    assert_eq!(m.content, "12 × 7 = 84.");
+    // Only one newline belongs to the label; a blank line after it is reasoning.
+    let m = check(
+        "gemma4",
+        false,
+        "<|channel>thought\n\nStep 1: read the file.",
+    );
+    assert_eq!(m.reasoning, "\nStep 1: read the file.");
+    // A label written without its newline.
+    let m = check("gemma4", false, "<|channel>thoughtShort.<channel|>Done.");
+    assert_eq!(m.reasoning, "Short.");
+    // With a call after the reasoning.
+    let m = check(
+        "gemma4",
+        false,
+        "<|channel>thought\nI need the weather.<channel|><|tool_call>call:get_weather{city:<|\"|>Oslo<|\"|>}<tool_call|>",
+    );
+    assert_eq!(m.reasoning, "I need the weather.");
+    assert_eq!(calls(&m), [call("get_weather", json!({"city": "Oslo"}))]);
+    // The prompt opened the channel and the model wrote the label again.
+    let m = check("gemma4", true, "<|channel>thought\nPlan.<channel|>Answer.");
+    assert_eq!(m.reasoning, "Plan.");
+    assert_eq!(m.content, "Answer.");
+}
