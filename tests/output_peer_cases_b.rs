@@ -139,3 +139,68 @@ fn gemma4_thought_label_newline_is_markup() {
     assert_eq!(m.reasoning, "Plan.");
     assert_eq!(m.content, "Answer.");
 }
+
+/// LFM2 may write a call as one JSON object (or several, comma-separated) between its
+/// markers, with no list around it, as SGLang's LFM2 parser reads it.
+#[test]
+fn lfm2_bare_json_call_object() {
+    let m = check(
+        "lfm2",
+        false,
+        "Checking the forecast. <|tool_call_start|>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\", \"days\": 2}}<|tool_call_end|>",
+    );
+    assert_eq!(m.content, "Checking the forecast. ");
+    assert_eq!(
+        calls(&m),
+        [call("get_weather", json!({"city": "Rome", "days": 2}))]
+    );
+    let m = check(
+        "lfm2",
+        false,
+        "<|tool_call_start|>{\"name\": \"search\", \"parameters\": {\"q\": \"lfm2\"}}, {\"name\": \"now\", \"arguments\": {}}<|tool_call_end|>",
+    );
+    assert_eq!(
+        calls(&m),
+        [call("search", json!({"q": "lfm2"})), call("now", json!({}))]
+    );
+    // The list forms are read as before.
+    let m = check(
+        "lfm2",
+        false,
+        "<|tool_call_start|>[get_weather(city=\"Oslo\")]<|tool_call_end|>",
+    );
+    assert_eq!(calls(&m), [call("get_weather", json!({"city": "Oslo"}))]);
+    // A JSON object in prose is not a call: only the marker opens one, and the bare
+    // pythonic format (no marker) does not read objects.
+    let m = check("lfm2", false, "Write {\"name\": \"x\"} to call.");
+    assert!(m.tool_calls.is_empty());
+    let m = check("pythonic", false, "{\"name\": \"x\", \"arguments\": {}}");
+    assert_eq!(m.content, "{\"name\": \"x\", \"arguments\": {}}");
+    assert!(m.tool_calls.is_empty());
+}
+
+/// A DSML invoke may hold its arguments as a JSON object instead of parameter tags.
+#[test]
+fn dsml_invoke_with_json_arguments() {
+    let m = check(
+        "deepseek-v3.2",
+        false,
+        "Looking both up.\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n{\n  \"city\": \"Hangzhou\",\n  \"days\": 3\n}\n</｜DSML｜invoke>\n<｜DSML｜invoke name=\"search\">\n<｜DSML｜parameter name=\"query\" string=\"true\">West Lake</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+    );
+    assert_eq!(m.content, "Looking both up.\n\n");
+    assert_eq!(
+        calls(&m),
+        [
+            call("get_weather", json!({"city": "Hangzhou", "days": 3})),
+            call("search", json!({"query": "West Lake"}))
+        ]
+    );
+    // Broken JSON arguments: the call is given back as its text.
+    let m = check(
+        "deepseek-v3.2",
+        false,
+        "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n{\"city\": Hangzhou}\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+    );
+    assert!(m.tool_calls.is_empty());
+    assert!(m.content.contains("{\"city\": Hangzhou}"), "{m:?}");
+}

@@ -109,7 +109,14 @@ pub(crate) static SPECS: [Spec; COUNT] = [
         name: "pythonic",
         about: "Llama 4 / Olmo3 pythonic: [f(a=1), g(b='x')]",
         grammar: &[g!("pythonic.peg")],
-        params: &[THINK, UNTHINK, ("call_open", ""), ("call_close", ""), ("scan", "[")],
+        params: &[
+            THINK,
+            UNTHINK,
+            ("call_open", ""),
+            ("call_close", ""),
+            ("scan", "["),
+            ("object_open", NONE),
+        ],
     },
     Spec {
         name: "lfm2",
@@ -121,6 +128,7 @@ pub(crate) static SPECS: [Spec; COUNT] = [
             ("call_open", "<|tool_call_start|>"),
             ("call_close", "<|tool_call_end|>"),
             ("scan", "<|tool_call_start|>"),
+            ("object_open", "<|tool_call_start|>"),
         ],
     },
     Spec {
