@@ -3,8 +3,8 @@
 //! the prefix invariants of `output_support::check`.
 
 mod output_support;
-use chatcodec::output::Message;
-use output_support::{args, check};
+use chatcodec::output::{Message, Options};
+use output_support::{args, check, check_with, opts, stream};
 use serde_json::{json, Value};
 
 fn calls(m: &Message) -> Vec<(String, Value)> {
@@ -203,4 +203,79 @@ fn dsml_invoke_with_json_arguments() {
     );
     assert!(m.tool_calls.is_empty());
     assert!(m.content.contains("{\"city\": Hangzhou}"), "{m:?}");
+}
+
+/// GLM values written escaped, as output that went through a JSON string once more: the
+/// newlines between the tags as the two characters `\n`, an array's quotes as `\"`. The
+/// separators are read as such and the escaped JSON decodes to the array (with the schema
+/// typing it, or typed by its text without one); arguments are JSON in every case.
+#[test]
+fn glm_escaped_values_and_separators() {
+    let o = Options {
+        tool_schemas: Some(json!([{"type": "function", "function": {"name": "plan",
+            "parameters": {"type": "object", "properties": {
+                "steps": {"type": "array"}, "title": {"type": "string"}}}}}])),
+        ..opts(false)
+    };
+    let text = r#"<tool_call>plan\n<arg_key>title</arg_key>\n<arg_value>Fix C:\tmp</arg_value>\n<arg_key>steps</arg_key>\n<arg_value>[{\"id\": 1, \"do\": \"read C:\\\\tmp\\\\a.txt\"}, {\"id\": 2, \"do\": \"print \\\\n\"}]</arg_value>\n</tool_call>"#;
+    let want = json!({"title": "Fix C:\\tmp", "steps": [
+        {"id": 1, "do": "read C:\\tmp\\a.txt"}, {"id": 2, "do": "print \\n"}]});
+    for o in [&o, &opts(false)] {
+        let m = check_with("glm-4.5", o, text);
+        assert_eq!(m.content, "");
+        assert_eq!(calls(&m), [call("plan", want.clone())]);
+    }
+    // GLM-4.7 writes no separators; real newlines are read as before.
+    let m = check_with(
+        "glm-4.5",
+        &o,
+        r#"<tool_call>plan<arg_key>steps</arg_key><arg_value>[\"a\", \"b\"]</arg_value></tool_call>"#,
+    );
+    assert_eq!(calls(&m), [call("plan", json!({"steps": ["a", "b"]}))]);
+    // A string parameter keeps the text as written, backslashes included.
+    let m = check_with(
+        "glm-4.5",
+        &o,
+        "<tool_call>plan\n<arg_key>title</arg_key>\n<arg_value>[\\\"x\\\"]</arg_value>\n</tool_call>",
+    );
+    assert_eq!(calls(&m), [call("plan", json!({"title": "[\\\"x\\\"]"}))]);
+    // Text that only looks escaped stays a string.
+    let m = check(
+        "glm-4.5",
+        false,
+        "<tool_call>plan\n<arg_key>steps</arg_key>\n<arg_value>[\\\"a\\\", b]</arg_value>\n</tool_call>",
+    );
+    assert_eq!(
+        calls(&m),
+        [call("plan", json!({"steps": "[\\\"a\\\", b]"}))]
+    );
+}
+
+/// A GLM call needs a name, and a call broken between a key and its value streams JSON
+/// arguments (the key's value is `null`) and is given back as text in the final message.
+#[test]
+fn glm_call_without_name_or_value() {
+    let m = check("glm-4.5", false, "<tool_call>\n");
+    assert_eq!(m.content, "<tool_call>\n");
+    assert!(m.tool_calls.is_empty());
+    let m = check("glm-4.5", false, "<tool_call> now</tool_call>");
+    assert_eq!(calls(&m), [call("now", json!({}))]);
+
+    let text = "<tool_call>search\n<arg_key>q</arg_key>\n<arg_value>glm</arg_value>\n<arg_key>limit</arg_key>\nten</tool_call>";
+    let m = check("glm-4.5", false, text);
+    assert!(m.tool_calls.is_empty());
+    assert!(m.content.starts_with("<tool_call>search\n"), "{m:?}");
+    let f = chatcodec::output::Format::by_name("glm-4.5").unwrap();
+    let (_, _, _, events) = stream(&f, &opts(false), text.as_bytes(), &[3]);
+    let streamed: String = events
+        .iter()
+        .filter_map(|e| match e {
+            chatcodec::output::Event::ToolCallArgs { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        serde_json::from_str::<Value>(&streamed).ok(),
+        Some(json!({"q": "glm", "limit": null}))
+    );
 }
