@@ -279,3 +279,49 @@ fn glm_call_without_name_or_value() {
         Some(json!({"q": "glm", "limit": null}))
     );
 }
+
+/// Text on the line a call block ends keeps its leading space, so the words around an inline
+/// block are not glued; whitespace up to a line break after a block stays layout.
+#[test]
+fn space_after_an_inline_call_block_is_kept() {
+    let block = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>lookup<｜tool▁sep｜>{\"q\": \"tides\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+    let m = check(
+        "deepseek-v3.1",
+        false,
+        &format!("</think>Checking the tides{block} before we sail."),
+    );
+    assert_eq!(m.content, "Checking the tides before we sail.");
+    assert_eq!(calls(&m), [call("lookup", json!({"q": "tides"}))]);
+    let m = check(
+        "deepseek-v3.1",
+        false,
+        &format!("</think>Checking.{block}\n\nDone."),
+    );
+    assert_eq!(m.content, "Checking.Done.");
+    let m = check(
+        "deepseek-v3.1",
+        false,
+        &format!("</think>Checking.{block}  \n"),
+    );
+    assert_eq!(m.content, "Checking.");
+    // The same rule in the other block formats.
+    let m = check(
+        "hermes",
+        false,
+        "Let me<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call> check.",
+    );
+    assert_eq!(m.content, "Let me check.");
+    let m = check(
+        "minimax-m2",
+        false,
+        "One<minimax:tool_call>\n<invoke name=\"f\">\n</invoke>\n</minimax:tool_call> two.",
+    );
+    assert_eq!(m.content, "One two.");
+    let m = check(
+        "qwen3-coder",
+        false,
+        "Step<tool_call>\n<function=f>\n</function>\n</tool_call> two.\n<tool_call>\n<function=g>\n</function>\n</tool_call>\n",
+    );
+    assert_eq!(m.content, "Step two.\n");
+    assert_eq!(m.tool_calls.len(), 2);
+}
