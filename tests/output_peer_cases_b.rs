@@ -325,3 +325,36 @@ fn space_after_an_inline_call_block_is_kept() {
     assert_eq!(m.content, "Step two.\n");
     assert_eq!(m.tool_calls.len(), 2);
 }
+
+/// A MiniMax-M2 value may contain `</parameter>`: only a closing tag followed by the next
+/// parameter, `</invoke>`, the section's end or the end of the output closes it.
+#[test]
+fn minimax_m2_value_containing_the_closing_tag() {
+    let m = check(
+        "minimax-m2",
+        false,
+        "<minimax:tool_call>\n<invoke name=\"write_doc\">\n<parameter name=\"path\">notes.md</parameter>\n<parameter name=\"text\">Close XML params with </parameter> tags.</parameter>\n</invoke>\n</minimax:tool_call>",
+    );
+    assert_eq!(m.content, "");
+    assert_eq!(
+        calls(&m),
+        [call(
+            "write_doc",
+            json!({"path": "notes.md", "text": "Close XML params with </parameter> tags."})
+        )]
+    );
+    // On its own line too; the value's last newline is still not part of it.
+    let m = check(
+        "minimax-m2",
+        false,
+        "<minimax:tool_call>\n<invoke name=\"w\">\n<parameter name=\"t\">\na\n</parameter>\nb\n</parameter>\n</invoke>\n</minimax:tool_call>",
+    );
+    assert_eq!(calls(&m), [call("w", json!({"t": "a\n</parameter>\nb"}))]);
+    // Output cut off right after a closing tag: it closed the value.
+    let m = check(
+        "minimax-m2",
+        false,
+        "<minimax:tool_call>\n<invoke name=\"w\">\n<parameter name=\"t\">x</parameter>",
+    );
+    assert_eq!(calls(&m), [call("w", json!({"t": "x"}))]);
+}
