@@ -48,7 +48,7 @@ fn deepseek_v32_dsml() {
 fn gemma4_and_functiongemma() {
     let out = "<|channel>thought\nThe user wants weather.<channel|>Let me check.<|tool_call>call:get_weather{location:<|\"|>Paris, FR<|\"|>,days:3,units:[<|\"|>c<|\"|>]}<tool_call|>";
     let m = check("gemma4", false, out);
-    assert_eq!(m.reasoning, "\nThe user wants weather.");
+    assert_eq!(m.reasoning, "The user wants weather.");
     assert_eq!(m.content, "Let me check.");
     assert_eq!(
         args(&m, 0),

@@ -25,6 +25,8 @@ struct Call {
     args_len: usize,
     /// Parameters written in the converted (tagged) form; `Some` once `{` was written.
     params: Option<usize>,
+    /// A parameter's key was written and its value has not opened yet.
+    awaiting_value: bool,
 }
 
 #[derive(Debug)]
@@ -219,6 +221,16 @@ impl Assembler {
         }
     }
 
+    /// Writes `null` for a parameter whose key was written but whose value never opened (the
+    /// output broke between them), so that the arguments stay JSON.
+    fn fill_missing_value(&mut self) {
+        if let Some(c) = &mut self.call {
+            if std::mem::take(&mut c.awaiting_value) {
+                self.args("null");
+            }
+        }
+    }
+
     fn end_value(&mut self) {
         let out = match self.val.take() {
             None => return,
@@ -289,6 +301,7 @@ impl Assembler {
 
     fn end_call(&mut self) {
         self.end_value();
+        self.fill_missing_value();
         let Some(c) = &self.call else { return };
         let (params, args_len) = (c.params, c.args_len);
         if c.name.is_none() {
@@ -323,6 +336,11 @@ impl Assembler {
 
 impl Sink for Assembler {
     fn open(&mut self, kind: Kind) {
+        if kind.is_value() {
+            if let Some(c) = &mut self.call {
+                c.awaiting_value = false;
+            }
+        }
         match kind {
             Kind::Call | Kind::WholeCall => {
                 if self.call.is_some() {
@@ -408,6 +426,7 @@ impl Sink for Assembler {
             }
             Kind::Key => {
                 self.end_value();
+                self.fill_missing_value();
                 let key = unescape_entities(self.key.trim());
                 self.param_ty = self.types.as_ref().map(|t| {
                     let tool = self.call.as_ref().and_then(|c| c.name.as_deref());
@@ -422,6 +441,7 @@ impl Sink for Assembler {
                 c.params = Some(c.params.map_or(1, |n| n + 1));
                 self.start();
                 self.args(&format!("{sep}{key}: "));
+                self.call_mut().awaiting_value = true;
             }
             Kind::Value
             | Kind::PValue
@@ -463,8 +483,9 @@ impl Sink for Assembler {
         self.open.clear();
         match &self.call {
             Some(c) if c.started => {
-                // A call broken before any of its arguments was read has none to keep.
-                let whole = c.args_len > 0 || c.params.is_some();
+                // A call broken before any of its arguments was read has none to keep, nor
+                // one broken between a parameter's key and its value.
+                let whole = (c.args_len > 0 || c.params.is_some()) && !c.awaiting_value;
                 self.broken.push(Broken {
                     index: c.index,
                     text: call.to_string(),

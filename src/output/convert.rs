@@ -31,13 +31,31 @@ pub(crate) fn may_be_json(c: char) -> bool {
     matches!(c, '{' | '[' | '-' | '0'..='9' | 't' | 'f' | 'n' | '"')
 }
 
-/// A complete raw value as JSON: itself when it is valid JSON, else a JSON string.
+/// A complete raw value as JSON: itself when it is valid JSON, the object or array it
+/// holds when it is one written escaped (see [`escaped_json`]), else a JSON string.
 pub(crate) fn typed(raw: &str) -> String {
     let t = raw.trim();
     if !t.is_empty() && serde_json::from_str::<serde_json::Value>(t).is_ok() {
         t.to_string()
+    } else if let Some(j) = escaped_json(t) {
+        j
     } else {
         quote(raw)
+    }
+}
+
+/// An object or array written escaped, as the inside of a JSON string (`[{\"id\": 1}]`,
+/// from output that went through a JSON string once more): the JSON it decodes to, or `None`
+/// when the text is not one.
+pub(crate) fn escaped_json(t: &str) -> Option<String> {
+    if !(t.starts_with('{') || t.starts_with('[')) || !t.contains('\\') {
+        return None;
+    }
+    let inner: String = serde_json::from_str(&format!("\"{t}\"")).ok()?;
+    let inner = inner.trim();
+    match serde_json::from_str::<serde_json::Value>(inner).ok()? {
+        serde_json::Value::Object(_) | serde_json::Value::Array(_) => Some(inner.to_string()),
+        _ => None,
     }
 }
 

@@ -8,7 +8,7 @@
 //! null where the schema allows it or has no string type. A value that does not read as its
 //! type is kept as a string, so the arguments are always valid JSON.
 
-use super::convert::{python_literal, quote};
+use super::convert::{escaped_json, python_literal, quote};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -208,6 +208,9 @@ pub(crate) fn convert(ty: Ty, raw: &str) -> String {
             }
             return t.to_string();
         }
+        if let Some(j) = escaped_json(t) {
+            return j;
+        }
         if let Some(j) = python_literal(t) {
             return j;
         }
@@ -337,7 +340,13 @@ mod tests {
         assert_eq!(c(o.clone(), "\"{'a': 1}\""), "{\"a\": 1}");
         assert_eq!(c(o, "{broken"), "\"{broken\"");
         let a = json!({"type": "array", "items": {"type": "string"}});
-        assert_eq!(c(a, "[\"x\", \"y\"]"), "[\"x\", \"y\"]");
+        assert_eq!(c(a.clone(), "[\"x\", \"y\"]"), "[\"x\", \"y\"]");
+        // Escaped JSON (the inside of a JSON string) is unescaped once, then read as JSON.
+        assert_eq!(
+            c(a.clone(), r#"[\"x\", \"C:\\\\tmp\"]"#),
+            r#"["x", "C:\\tmp"]"#
+        );
+        assert_eq!(c(a, r#"[\"x\", y]"#), r#""[\\\"x\\\", y]""#);
         assert_eq!(c(json!({}), "5"), "\"5\"");
         assert!(may_be_null_word("Nu"));
         assert!(may_be_null_word(""));

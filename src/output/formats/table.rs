@@ -117,6 +117,7 @@ pub(crate) static SPECS: [Spec; COUNT] = [
             ("scan", "["),
             ("wrap_open", "<|python_start|>"),
             ("wrap_close", "<|python_end|>"),
+            ("object_open", NONE),
         ],
     },
     Spec {
@@ -131,6 +132,7 @@ pub(crate) static SPECS: [Spec; COUNT] = [
             ("scan", "<|tool_call_start|>"),
             ("wrap_open", NONE),
             ("wrap_close", NONE),
+            ("object_open", "<|tool_call_start|>"),
         ],
     },
     Spec {

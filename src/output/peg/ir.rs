@@ -92,6 +92,14 @@ impl Kind {
         )
     }
 
+    /// Whether the capture is a parameter's value (what follows a `key` capture).
+    pub(crate) fn is_value(self) -> bool {
+        matches!(
+            self,
+            Kind::Value | Kind::PValue | Kind::SValue | Kind::JValue | Kind::PyValue | Kind::XValue
+        )
+    }
+
     /// Whether the capture receives the text it spans (groups do not).
     pub(crate) fn has_text(self) -> bool {
         !matches!(self, Kind::Call | Kind::WholeCall)
