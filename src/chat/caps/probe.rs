@@ -285,6 +285,11 @@ impl<'t> Prober<'t> {
             json!(false),
             json!("high"),
             json!("low"),
+            // Effort levels some templates test for alone (DeepSeek V4 `max`, Command A
+            // `none`).
+            json!("max"),
+            json!("none"),
+            json!("medium"),
             json!(["python"]),
         ];
         // Names that change nothing are most of the candidates (variables of macros read
