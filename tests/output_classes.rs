@@ -848,3 +848,52 @@ fn cohere_citations_and_tool_parser_reasoning() {
     let m = check("command-r7b", false, "<|START_RESPONSE|>a <co>b</co: x>");
     assert_eq!(m.content, "a b</co: x>");
 }
+
+/// A call quoted in the reasoning (a whole call block followed on its line by more text, or a
+/// Mistral call that a [/THINK] follows) is written about, not made: it stays reasoning, and
+/// the real call after the block is the only call. A call that ends the reasoning is still
+/// one, and a bracket in the reasoning of a bare pythonic list is text.
+#[test]
+fn calls_quoted_in_reasoning() {
+    let cases: &[(&str, bool, &str, &str)] = &[
+        ("hermes", true, "Let me think about <tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 2}}</tool_call> hmm\n</think>\n\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>", "Let me think about <tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 2}}</tool_call> hmm\n"),
+        ("seed-oss", false, "<seed:think>The format is <seed:tool_call>\n<function=f>\n<parameter=a>1</parameter>\n</function>\n</seed:tool_call>. Ok.</seed:think><seed:tool_call>\n<function=f>\n<parameter=a>1</parameter>\n</function>\n</seed:tool_call>", "The format is <seed:tool_call>\n<function=f>\n<parameter=a>1</parameter>\n</function>\n</seed:tool_call>. Ok."),
+        ("mistral", false, "[THINK]Let me think about [TOOL_CALLS]f[ARGS]{\"a\":1} and more[/THINK][TOOL_CALLS]f[ARGS]{\"a\": 1}", "Let me think about [TOOL_CALLS]f[ARGS]{\"a\":1} and more"),
+    ];
+    for (f, forced, text, reasoning) in cases {
+        let m = check(f, *forced, text);
+        assert_eq!(&m.reasoning, reasoning, "{f}");
+        assert_eq!(names(&m), ["f"], "{f}: {m:?}");
+        assert_eq!(args(&m, 0), json!({"a": 1}), "{f}");
+    }
+    // The call that ends the reasoning is a call.
+    let m = check(
+        "hermes",
+        false,
+        "<think>I will call.<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>",
+    );
+    assert_eq!(
+        (m.reasoning.as_str(), names(&m)),
+        ("I will call.", vec!["f"])
+    );
+    let m = check(
+        "mistral",
+        false,
+        "[THINK]Calling.[TOOL_CALLS]f[ARGS]{\"a\": 1}",
+    );
+    assert_eq!((m.reasoning.as_str(), names(&m)), ("Calling.", vec!["f"]));
+    let m = check(
+        "pythonic",
+        false,
+        "<think>lists like [1, 2] are fine</think>answer",
+    );
+    assert_eq!(
+        (m.reasoning.as_str(), m.content.as_str()),
+        ("lists like [1, 2] are fine", "answer")
+    );
+    let m = check("pythonic", false, "<think>so: [get_weather(city='Oslo')]");
+    assert_eq!(
+        (m.reasoning.as_str(), names(&m)),
+        ("so: ", vec!["get_weather"])
+    );
+}
