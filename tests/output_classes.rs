@@ -897,3 +897,18 @@ fn calls_quoted_in_reasoning() {
         ("so: ", vec!["get_weather"])
     );
 }
+
+/// Gemma 4: a stray channel close (after the answer, or doubled) and a channel opener written
+/// twice are markup, not content.
+#[test]
+fn gemma4_stray_channel_markers() {
+    for t in [
+        "<|channel>thought\n<channel|>Hello, world!\nWhat's up?<channel|>",
+        "<|channel>thought\n<channel|>Hello, world!\nWhat's up?<|channel>thought\n<channel|><channel|>",
+        "<|channel><|channel>thought\n<channel|>Hello, world!\nWhat's up?",
+    ] {
+        let m = check("gemma4", false, t);
+        assert_eq!(m.content, "Hello, world!\nWhat's up?", "{t:?}");
+        assert_eq!(m.reasoning, "", "{t:?}");
+    }
+}
