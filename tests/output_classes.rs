@@ -912,3 +912,17 @@ fn gemma4_stray_channel_markers() {
         assert_eq!(m.reasoning, "", "{t:?}");
     }
 }
+
+/// Kimi-K2-Thinking may write calls inside its reasoning with no section and no end markers:
+/// reasoning ends at the first call, and each call ends where the next begins.
+#[test]
+fn kimi_calls_without_section_or_end_markers() {
+    let m = check(
+        "kimi-k2",
+        false,
+        "<think>I need to call two functions<|tool_call_begin|>functions.special_function:0<|tool_call_argument_begin|>{\"arg1\": 1}<|tool_call_begin|>functions.python:1<|tool_call_argument_begin|>{\"code\": \"print('hey')\"}",
+    );
+    assert_eq!(m.reasoning, "I need to call two functions");
+    assert_eq!(names(&m), ["special_function", "python"]);
+    assert_eq!(args(&m, 1), json!({"code": "print('hey')"}));
+}
