@@ -926,3 +926,25 @@ fn kimi_calls_without_section_or_end_markers() {
     assert_eq!(names(&m), ["special_function", "python"]);
     assert_eq!(args(&m, 1), json!({"code": "print('hey')"}));
 }
+
+/// JSON call objects whose arguments are a JSON string holding the JSON (Granite 4, and
+/// OpenAI's own message shape) give the decoded arguments; a string that holds no JSON stays
+/// that string.
+#[test]
+fn string_encoded_arguments_are_decoded() {
+    let m = check(
+        "hermes",
+        false,
+        "Here goes the call: \n<tool_call> {\"name\": \"find_bbox\", \"arguments\": \"{\\\"coordinates\\\": [[23.54, 43.1]], \\\"coordinate_type\\\": \\\"latlong\\\"}\"} </tool_call>",
+    );
+    assert_eq!(
+        args(&m, 0),
+        json!({"coordinates": [[23.54, 43.1]], "coordinate_type": "latlong"})
+    );
+    let m = check(
+        "hermes",
+        false,
+        "<tool_call>{\"name\": \"f\", \"arguments\": \"plain\"}</tool_call>",
+    );
+    assert_eq!(m.tool_calls[0].arguments, "\"plain\"");
+}
