@@ -272,6 +272,7 @@ pub(crate) fn dict_to_json(raw: &str) -> String {
         i: 0,
         q,
         out: String::new(),
+        quoted: false,
     };
     if d.value() && d.i == t.len() {
         d.out
@@ -285,6 +286,9 @@ struct Dict<'a> {
     i: usize,
     q: &'a str,
     out: String,
+    /// The last value read was a string closed by the quote token: a comma may be missing
+    /// after it (`a:<escape>x<escape>b:…`), the token ends the value unambiguously.
+    quoted: bool,
 }
 
 impl Dict<'_> {
@@ -324,9 +328,11 @@ impl Dict<'_> {
 
     fn value(&mut self) -> bool {
         self.ws();
+        let mut quoted = false;
         if self.eat(self.q) {
             let Some(s) = self.string() else { return false };
             self.out.push_str(&quote(&s));
+            quoted = true;
         } else if self.rest().starts_with('"') {
             let Some(s) = self.json_string() else {
                 return false;
@@ -341,7 +347,7 @@ impl Dict<'_> {
                     self.out.push('}');
                     break;
                 }
-                if !first && !self.eat(",") {
+                if !first && !self.eat(",") && !self.quoted {
                     return false;
                 }
                 self.ws();
@@ -405,6 +411,7 @@ impl Dict<'_> {
             self.out.push_str(&typed(&w));
         }
         self.ws();
+        self.quoted = quoted;
         true
     }
 }
@@ -590,6 +597,11 @@ mod tests {
             "{\"city\": \"Paris, FR\", \"days\": 3, \"tags\": [\"a\", true], \"o\": {\"k\": null}}"
         );
         assert_eq!(dict_to_json("{q:<escape>hi<escape>}"), "{\"q\": \"hi\"}");
+        // A comma left out after a quoted string: the quote token ends the value.
+        assert_eq!(
+            dict_to_json("{city:<escape>NYC<escape>unit:<escape>celsius<escape>n:3}"),
+            "{\"city\": \"NYC\", \"unit\": \"celsius\", \"n\": 3}"
+        );
         // FunctionGemma writes non-string values with tojson: JSON keys and strings nest.
         assert_eq!(
             dict_to_json("{q:<escape>x<escape>,o:{\"a\": [{\"b\": \"c, }d\"}], \"n\": 1}}"),
