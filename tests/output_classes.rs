@@ -948,3 +948,29 @@ fn string_encoded_arguments_are_decoded() {
     );
     assert_eq!(m.tool_calls[0].arguments, "\"plain\"");
 }
+
+/// The request's schema types a value over the format's own string mark: DSML's
+/// `string="true"` on an integer parameter gives the integer (a value that is no integer
+/// stays its text), and a string parameter stays a string.
+#[test]
+fn schema_types_over_string_marks() {
+    let o = Options {
+        tool_schemas: Some(json!([{"type": "function", "function": {"name": "score",
+            "parameters": {"type": "object", "properties": {
+                "value": {"type": "integer"}, "label": {"type": "string"}}}}}])),
+        ..opts(false)
+    };
+    let p = |k: &str, v: &str| {
+        format!("<｜DSML｜parameter name=\"{k}\" string=\"true\">{v}</｜DSML｜parameter>\n")
+    };
+    let t = format!(
+        "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"score\">\n{}{}</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+        p("value", "42"),
+        p("label", "7")
+    );
+    let m = check_with("deepseek-v3.2", &o, &t);
+    assert_eq!(args(&m, 0), json!({"value": 42, "label": "7"}));
+    let t = t.replace(">42<", ">many<");
+    let m = check_with("deepseek-v3.2", &o, &t);
+    assert_eq!(args(&m, 0), json!({"value": "many", "label": "7"}));
+}

@@ -355,10 +355,17 @@ impl Sink for Assembler {
                 self.call_mut();
             }
             Kind::Value | Kind::PValue => self.open_value(kind),
-            Kind::SValue => {
-                self.val = Some(Val::Str);
-                self.args("\"");
-            }
+            Kind::SValue => match self.param_ty {
+                // The request's schema types the value over the format's own string mark
+                // (DSML's string="true" on an integer parameter), as vLLM reads it.
+                Some(ty) if !ty.untyped() && !ty.string() && !ty.nullable_string() => {
+                    self.val = Some(Val::Schema(ty, String::new()));
+                }
+                _ => {
+                    self.val = Some(Val::Str);
+                    self.args("\"");
+                }
+            },
             Kind::JValue => self.val = Some(Val::Json(String::new())),
             Kind::PyValue => self.val = Some(Val::Py(String::new())),
             Kind::XValue => self.val = Some(Val::Xml(String::new())),
