@@ -172,13 +172,13 @@ impl StreamParser {
                 continue;
             };
             let complete = serde_json::from_str::<serde::de::IgnoredAny>(&call.arguments).is_ok();
-            if complete && b.keep_if_json {
+            // A call whose text is not at hand stays a call: giving it back would lose it.
+            let placeable = !b.text.is_empty() && self.message.content.is_char_boundary(at);
+            if (complete && b.keep_if_json) || !placeable {
                 continue;
             }
             self.message.tool_calls.remove(b.index);
-            if at <= self.message.content.len() && self.message.content.is_char_boundary(at) {
-                self.message.content.insert_str(at, &b.text);
-            }
+            self.message.content.insert_str(at, &b.text);
         }
     }
 }
