@@ -135,6 +135,11 @@ impl Assembler {
         std::mem::take(&mut self.events)
     }
 
+    /// Whether an announced call broke since the last [`Assembler::take_broken`].
+    pub(crate) fn has_broken(&self) -> bool {
+        !self.broken.is_empty()
+    }
+
     /// The announced calls the output broke since the last call, in order.
     pub(crate) fn take_broken(&mut self) -> Vec<Broken> {
         std::mem::take(&mut self.broken)

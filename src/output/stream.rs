@@ -157,7 +157,9 @@ impl StreamParser {
             }
             self.message.apply(e);
         }
-        self.broken.extend(self.asm.take_broken());
+        if self.asm.has_broken() {
+            self.broken.extend(self.asm.take_broken());
+        }
         events
     }
 

@@ -504,8 +504,11 @@ impl Machine {
                 self.name_from = None;
             }
             self.calls.truncate(e.calls as usize);
-            let undone = &self.log[(e.log as usize).min(self.log.len())..];
-            if undone.iter().any(|l| l.open && !l.kind.has_text()) {
+            if self.call_from.is_some()
+                && self.log[(e.log as usize).min(self.log.len())..]
+                    .iter()
+                    .any(|l| l.open && !l.kind.has_text())
+            {
                 self.call_from = None;
             }
             self.log.truncate(e.log as usize);
