@@ -919,12 +919,11 @@ fn well_formed_matrix() {
             // Hunyuan's tags stand on lines of their own: the newlines next to them are the
             // tags'.
             let reasoning = match *f {
-                "hunyuan" => s.reasoning.strip_prefix('\n').unwrap_or(s.reasoning),
+                "hunyuan" => {
+                    let r = s.reasoning.strip_prefix('\n').unwrap_or(s.reasoning);
+                    r.strip_suffix('\n').unwrap_or(r)
+                }
                 _ => s.reasoning,
-            };
-            let reasoning = match *f {
-                "hunyuan" => reasoning.strip_suffix('\n').unwrap_or(reasoning),
-                _ => reasoning,
             };
             let r = std::panic::catch_unwind(|| {
                 expect(
