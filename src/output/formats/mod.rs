@@ -174,15 +174,11 @@ impl Format {
         };
         let (format, starts_open) = match (t, r) {
             (Some(t), r) => (
-                Format::load(
-                    index_of(t.format)?,
-                    r.is_none() && !tool.is_some_and(names::tool_reads_reasoning),
-                )?,
+                Format::load(index_of(t.format)?, r.is_none() && !t.reads_reasoning)?,
                 r.is_some_and(|r| r.starts_open),
             ),
             (None, Some(r)) => {
-                let stop = reasoning.and_then(names::reasoning_stop);
-                let format = match stop {
+                let format = match r.stop {
                     Some(stop) if r.format == "think" => Format::from_derived_grammar(
                         "think",
                         include_str!("../../../grammar/think.peg"),
@@ -210,7 +206,7 @@ impl Format {
             } else {
                 Reasoning::Auto
             },
-            keep_unknown_tools: !tool.is_some_and(names::drops_unknown_tools),
+            keep_unknown_tools: !t.is_some_and(|t| t.drops_unknown_tools),
         })
     }
 

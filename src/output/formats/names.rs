@@ -2,42 +2,107 @@
 //! SGLang's, and names parsers have used outside vLLM's release registry), each mapped to one
 //! of our formats.
 
-/// A tool-parser name: the format it selects.
+/// A tool-parser name: the format it selects, and how the parser of that name treats what
+/// the format alone does not say.
 pub(crate) struct ToolName {
+    /// The name.
     pub(crate) name: &'static str,
+    /// The format it selects.
     pub(crate) format: &'static str,
-    /// A name only SGLang uses: SGLang's parsers drop calls to tools the request did not
-    /// offer.
-    pub(crate) sglang_only: bool,
+    /// Calls to tools the request did not offer are dropped: vLLM's `internlm`, `qwen2` and
+    /// `spark3` check names against the request (its other parsers keep such calls), and so
+    /// do SGLang's parsers (every name only SGLang uses).
+    pub(crate) drops_unknown_tools: bool,
+    /// Given alone, the parser also reads the reasoning (vLLM's Cohere parsers read the whole
+    /// Command turn: thinking, response and action).
+    pub(crate) reads_reasoning: bool,
+}
+
+impl ToolName {
+    const fn new(name: &'static str, format: &'static str, origin: Origin) -> ToolName {
+        ToolName {
+            name,
+            format,
+            drops_unknown_tools: matches!(origin, Origin::SglangTool),
+            reads_reasoning: false,
+        }
+    }
+
+    const fn drops_unknown_tools(self) -> ToolName {
+        ToolName {
+            drops_unknown_tools: true,
+            ..self
+        }
+    }
+
+    const fn reads_reasoning(self) -> ToolName {
+        ToolName {
+            reads_reasoning: true,
+            ..self
+        }
+    }
 }
 
 /// A reasoning-parser name: the format whose reasoning markers it reads when given alone, and
 /// whether the output starts inside reasoning (the parser assumes the prompt opened it; an
 /// opening tag the model writes anyway is taken).
 pub(crate) struct ReasoningName {
+    /// The name.
     pub(crate) name: &'static str,
+    /// The format whose reasoning markers it reads.
     pub(crate) format: &'static str,
+    /// The output starts inside reasoning.
     pub(crate) starts_open: bool,
+    /// The tool-call opener that ends unclosed reasoning where the parser, given alone, reads
+    /// it so (vLLM's `qwen3`, `kimi_k25`; SGLang's `qwen3`, `glm45`, `kimi_k2`): the opener
+    /// and what follows are content.
+    pub(crate) stop: Option<&'static str>,
 }
 
+impl ReasoningName {
+    const fn new(name: &'static str, format: &'static str, starts_open: bool) -> ReasoningName {
+        ReasoningName {
+            name,
+            format,
+            starts_open,
+            stop: None,
+        }
+    }
+
+    const fn stops_at(self, opener: &'static str) -> ReasoningName {
+        ReasoningName {
+            stop: Some(opener),
+            ..self
+        }
+    }
+}
+
+/// Where a name comes from: vLLM's registries, SGLang's, or elsewhere.
+#[derive(Clone, Copy)]
+enum Origin {
+    VllmTool,
+    VllmReasoning,
+    SglangTool,
+    SglangReasoning,
+    Other,
+}
+
+/// `"name" => "format", Origin;`, the origin optionally followed by `.drops_unknown_tools()`
+/// or `.reads_reasoning()`.
 macro_rules! tools {
-    ($($name:literal => $format:literal, $origin:ident;)*) => {
-        &[$(ToolName { name: $name, format: $format, sglang_only: sglang!($origin) }),*]
+    ($($name:literal => $format:literal, $origin:ident $(. $fact:ident ())*;)*) => {
+        &[$(ToolName::new($name, $format, Origin::$origin) $(. $fact ())*),*]
     };
 }
 
-macro_rules! sglang {
-    (SglangTool) => {
-        true
-    };
-    ($other:ident) => {
-        false
-    };
-}
-
+/// `"name" => "format", starts_open, Origin;`, the origin optionally followed by
+/// `.stops_at("opener")`.
 macro_rules! reasoning {
-    ($($name:literal => $format:literal, $open:literal, $origin:ident;)*) => {
-        &[$(ReasoningName { name: $name, format: $format, starts_open: $open }),*]
+    ($($name:literal => $format:literal, $open:literal, $origin:ident $(. $fact:ident ($arg:literal))*;)*) => {
+        &[$({
+            let _ = Origin::$origin;
+            ReasoningName::new($name, $format, $open) $(. $fact ($arg))*
+        }),*]
     };
 }
 
@@ -46,8 +111,8 @@ pub(crate) static TOOL_NAMES: &[ToolName] = tools! {
     // vLLM's tool-parser registry (vllm/tool_parsers/__init__.py), every name.
     "apertus" => "apertus", VllmTool;
     "beam" => "hermes", VllmTool;
-    "cohere_command3" => "command-r7b", VllmTool;
-    "cohere_command4" => "command-r7b", VllmTool;
+    "cohere_command3" => "command-r7b", VllmTool.reads_reasoning();
+    "cohere_command4" => "command-r7b", VllmTool.reads_reasoning();
     "deepseek_v3" => "deepseek-r1", VllmTool;
     "deepseek_v31" => "deepseek-v3.1", VllmTool;
     "deepseek_v32" => "deepseek-v3.2", VllmTool;
@@ -69,7 +134,7 @@ pub(crate) static TOOL_NAMES: &[ToolName] = tools! {
     "hy_v3" => "hy-v3", VllmTool;
     "hy_v4" => "hy-v3", VllmTool;
     "inkling" => "inkling", VllmTool;
-    "internlm" => "internlm2", VllmTool;
+    "internlm" => "internlm2", VllmTool.drops_unknown_tools();
     "jamba" => "jamba", VllmTool;
     "k2_horizon" => "k2-horizon", VllmTool;
     "kimi_k2" => "kimi-k2", VllmTool;
@@ -106,8 +171,8 @@ pub(crate) static TOOL_NAMES: &[ToolName] = tools! {
     "command" => "command-r7b", Other;
     "tng_r1t2" => "hermes", Other;
     "llama3_user_defined_custom" => "functionary-v3.1", Other;
-    "qwen2" => "hermes", Other;
-    "spark3" => "glm-4.5", Other;
+    "qwen2" => "hermes", Other.drops_unknown_tools();
+    "spark3" => "glm-4.5", Other.drops_unknown_tools();
     "nemotron_json" => "nemotron-v2", Other;
     "kolibri1" => "hermes", Other;
     // Names parsers have used outside vLLM's release registry.
@@ -157,8 +222,8 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     "deepseek_v41" => "think", true, VllmReasoning;
     "ernie45" => "ernie45", true, VllmReasoning;
     "gemma4" => "gemma4", false, VllmReasoning;
-    "glm45" => "think", false, VllmReasoning;
-    "glm47" => "think", false, VllmReasoning;
+    "glm45" => "think", false, VllmReasoning.stops_at("<tool_call>");
+    "glm47" => "think", false, VllmReasoning.stops_at("<tool_call>");
     "granite" => "granite", false, VllmReasoning;
     "granite_thinking_parser" => "think", false, VllmReasoning;
     "hf" => "think", false, VllmReasoning;
@@ -168,7 +233,7 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     "hy_v4" => "hy-v3", false, VllmReasoning;
     "inkling" => "inkling", false, VllmReasoning;
     "k2_horizon" => "k2-horizon", false, VllmReasoning;
-    "kimi_k2" => "think", true, VllmReasoning;
+    "kimi_k2" => "think", true, VllmReasoning.stops_at("<|tool_calls_section_begin|>");
     "kimi_k3" => "kimi-k3", true, VllmReasoning;
     "ling3" => "think", false, VllmReasoning;
     "mimo" => "think", true, VllmReasoning;
@@ -185,7 +250,7 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     "openai_gptoss" => "gpt-oss", false, VllmReasoning;
     "plamo3" => "plamo3", false, VllmReasoning;
     "poolside_v1" => "think", false, VllmReasoning;
-    "qwen3" => "think", true, VllmReasoning;
+    "qwen3" => "think", true, VllmReasoning.stops_at("<tool_call>");
     "seed_oss" => "seed-oss", true, VllmReasoning;
     "step3" => "think", true, VllmReasoning;
     "step3p5" => "think", true, VllmReasoning;
@@ -200,7 +265,7 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     "deepseek_v31" => "think", false, Other;
     "nemotron" => "think", false, Other;
     "openai" => "gpt-oss", false, Other;
-    "kimi_k25" => "think", true, Other;
+    "kimi_k25" => "think", true, Other.stops_at("<|tool_calls_section_begin|>");
     "glm" => "think", true, Other;
     "apertus" => "apertus", false, Other;
     "intern_s1" => "think", true, Other;
@@ -226,7 +291,7 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     "hunyuan" => "hunyuan", false, SglangReasoning;
     "gpt-oss" => "gpt-oss", false, SglangReasoning;
     "kimi" => "kimi-vl", false, SglangReasoning;
-    "qwen3-thinking" => "think", true, SglangReasoning;
+    "qwen3-thinking" => "think", true, SglangReasoning.stops_at("<tool_call>");
     "minimax-append-think" => "think", true, SglangReasoning;
     "minimax-m3" => "minimax-m3", false, SglangReasoning;
     "nanbeige" => "think", false, SglangReasoning;
@@ -245,35 +310,6 @@ pub(crate) fn tool(name: &str) -> Option<&'static ToolName> {
 /// The reasoning-parser entry called `name`.
 pub(crate) fn reasoning(name: &str) -> Option<&'static ReasoningName> {
     REASONING_NAMES.iter().find(|t| t.name == name)
-}
-
-/// The tool-call opener that ends unclosed reasoning for a reasoning parser given alone,
-/// where the parser reads it so (vLLM's `qwen3`, `kimi_k25`; SGLang's `qwen3`, `glm45`, `kimi_k2`): the
-/// opener and what follows are content.
-pub(crate) fn reasoning_stop(name: &str) -> Option<&'static str> {
-    const STOPS: &[(&str, &str)] = &[
-        ("qwen3", "<tool_call>"),
-        ("qwen3-thinking", "<tool_call>"),
-        ("glm45", "<tool_call>"),
-        ("glm47", "<tool_call>"),
-        ("kimi_k2", "<|tool_calls_section_begin|>"),
-        ("kimi_k25", "<|tool_calls_section_begin|>"),
-    ];
-    STOPS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
-}
-
-/// Whether the tool parser `name` drops a call to a tool the request did not offer: vLLM's
-/// `internlm`, `qwen2` and `spark3` check names against the request (its other parsers keep
-/// such calls), and so do
-/// SGLang's parsers.
-pub(crate) fn drops_unknown_tools(name: &str) -> bool {
-    matches!(name, "internlm" | "qwen2" | "spark3") || tool(name).is_some_and(|t| t.sglang_only)
-}
-
-/// Whether the tool parser `name` given alone also reads the reasoning (vLLM's Cohere parsers
-/// read the whole Command turn: thinking, response and action).
-pub(crate) fn tool_reads_reasoning(name: &str) -> bool {
-    matches!(name, "cohere_command3" | "cohere_command4")
 }
 
 /// The names (tool and reasoning) that select `format`.
