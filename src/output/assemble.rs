@@ -27,6 +27,8 @@ struct Call {
     params: Option<usize>,
     /// A parameter's key was written and its value has not opened yet.
     awaiting_value: bool,
+    /// The content's length in bytes when the header was sent.
+    content_at: usize,
 }
 
 #[derive(Debug)]
@@ -77,6 +79,8 @@ pub(crate) struct Assembler {
     param_ty: Option<Ty>,
     /// Announced calls the output broke (see [`Sink::recover`]).
     broken: Vec<Broken>,
+    /// Bytes of content produced.
+    content_len: usize,
 }
 
 /// An announced tool call that the output broke before its end.
@@ -89,6 +93,9 @@ pub(crate) struct Broken {
     /// Whether the call stays a call when its arguments so far are complete JSON (false
     /// when it had no arguments: the `{}` it was closed with is not the model's).
     pub(crate) keep_if_json: bool,
+    /// Where its text goes back: the length in bytes of the content the events had made
+    /// when the call started.
+    pub(crate) content_at: usize,
 }
 
 impl Assembler {
@@ -108,6 +115,7 @@ impl Assembler {
             types: None,
             param_ty: None,
             broken: Vec::new(),
+            content_len: 0,
         }
     }
 
@@ -147,6 +155,9 @@ impl Assembler {
 
     fn push(&mut self, e: Event) {
         self.count += 1;
+        if let Event::Content(text) = &e {
+            self.content_len += text.len();
+        }
         match (self.events.last_mut(), e) {
             (Some(Event::Content(a)), Event::Content(b)) => a.push_str(&b),
             (Some(Event::Reasoning(a)), Event::Reasoning(b)) => a.push_str(&b),
@@ -191,9 +202,11 @@ impl Assembler {
         let id = c.id.clone().unwrap_or_else(|| self.generated_id(index));
         let name = c.name.clone().unwrap_or_default();
         self.push(Event::ToolCallStart { index, id, name });
+        let content_at = self.content_len;
         let pending = match &mut self.call {
             Some(c) => {
                 c.started = true;
+                c.content_at = content_at;
                 std::mem::take(&mut c.pending)
             }
             None => String::new(),
@@ -502,6 +515,7 @@ impl Sink for Assembler {
                     index: c.index,
                     text: call.to_string(),
                     keep_if_json: whole,
+                    content_at: c.content_at,
                 });
                 self.end_call();
             }

@@ -86,8 +86,6 @@ pub struct StreamParser {
     machine: Machine,
     asm: Assembler,
     message: Message,
-    /// The content length when each call started (by call index).
-    call_at: Vec<usize>,
     broken: Vec<Broken>,
 }
 
@@ -119,7 +117,6 @@ impl StreamParser {
             machine,
             asm,
             message: Message::default(),
-            call_at: Vec::new(),
             broken: Vec::new(),
         }
     }
@@ -152,9 +149,6 @@ impl StreamParser {
     fn collect(&mut self) -> Vec<Event> {
         let events = self.asm.take();
         for e in &events {
-            if let Event::ToolCallStart { .. } = e {
-                self.call_at.push(self.message.content.len());
-            }
             self.message.apply(e);
         }
         if self.asm.has_broken() {
@@ -167,12 +161,10 @@ impl StreamParser {
     /// Later calls first, so the content offsets of earlier ones stay valid.
     fn give_back_broken(&mut self) {
         for b in std::mem::take(&mut self.broken).into_iter().rev() {
-            let (Some(call), Some(&at)) = (
-                self.message.tool_calls.get(b.index),
-                self.call_at.get(b.index),
-            ) else {
+            let Some(call) = self.message.tool_calls.get(b.index) else {
                 continue;
             };
+            let at = b.content_at;
             let complete = serde_json::from_str::<serde::de::IgnoredAny>(&call.arguments).is_ok();
             // A call whose text is not at hand stays a call: giving it back would lose it.
             let placeable = !b.text.is_empty() && self.message.content.is_char_boundary(at);
