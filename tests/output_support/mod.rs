@@ -75,11 +75,13 @@ pub fn event_sum(events: &[Event]) -> Message {
 /// given back as text: the same reasoning and malformed count, the calls of `sum` minus calls
 /// whose arguments are not complete JSON, were never written (`{}`) or end with a parameter
 /// whose value the output broke off (written `null`), and its content the content of `sum`
-/// with text inserted (unchanged when no call was given back).
+/// with text inserted (unchanged when no call was given back) that names each call given
+/// back (so a dropped call is never lost: its text is in the content).
 pub fn assert_gives_back(sum: &Message, whole: &Message, ctx: &str) {
     assert_eq!(whole.reasoning, sum.reasoning, "{ctx}: reasoning");
     assert_eq!(whole.malformed, sum.malformed, "{ctx}: malformed count");
     let mut kept = whole.tool_calls.iter().peekable();
+    let mut given_back: Vec<&str> = Vec::new();
     for c in &sum.tool_calls {
         if kept.peek() == Some(&c) {
             kept.next();
@@ -90,23 +92,30 @@ pub fn assert_gives_back(sum: &Message, whole: &Message, ctx: &str) {
             !json || c.arguments == "{}" || c.arguments.ends_with(": null}"),
             "{ctx}: call {c:?} with complete arguments was dropped\n{sum:?}\n{whole:?}"
         );
+        given_back.push(&c.name);
     }
     assert!(
         kept.next().is_none(),
         "{ctx}: final calls are not the streamed ones\n{sum:?}\n{whole:?}"
     );
-    if whole.tool_calls.len() == sum.tool_calls.len() {
+    if given_back.is_empty() {
         assert_eq!(whole.content, sum.content, "{ctx}: content");
-    } else {
-        let mut rest = whole.content.as_str();
-        for ch in sum.content.chars() {
-            let Some(i) = rest.find(ch) else {
-                panic!(
-                    "{ctx}: streamed content is not kept in the final message\n{sum:?}\n{whole:?}"
-                )
-            };
-            rest = &rest[i + ch.len_utf8()..];
-        }
+        return;
+    }
+    let mut rest = whole.content.as_str();
+    for ch in sum.content.chars() {
+        let Some(i) = rest.find(ch) else {
+            panic!("{ctx}: streamed content is not kept in the final message\n{sum:?}\n{whole:?}")
+        };
+        rest = &rest[i + ch.len_utf8()..];
+    }
+    for name in &given_back {
+        let want = given_back.iter().filter(|n| *n == name).count();
+        let more = whole.content.matches(name).count() - sum.content.matches(name).count();
+        assert!(
+            more >= want,
+            "{ctx}: call `{name}` was dropped without its text\n{sum:?}\n{whole:?}"
+        );
     }
 }
 
