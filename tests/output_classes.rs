@@ -397,6 +397,49 @@ fn names_of_other_vllm_versions() {
     );
 }
 
+/// Reasoning parsers that follow the request's thinking switch, as vLLM's do: `deepseek_v3`
+/// parses no reasoning unless thinking is on (then it is DeepSeek-R1's, opened by the
+/// prompt), `holo2` the same with thinking on by default. With thinking off the whole output
+/// is content, think markers included.
+#[test]
+fn reasoning_parsers_that_follow_thinking() {
+    let out = "<think>plan</think>Hi.";
+    let run = |name: &str, thinking: Option<bool>, text: &str| {
+        let c = Format::by_parsers_thinking(None, Some(name), thinking).unwrap();
+        let o = Options {
+            reasoning: c.reasoning,
+            ..opts(false)
+        };
+        let m = parse_with(&c.format, text, o);
+        (m.reasoning, m.content)
+    };
+    let own = |r: &str, c: &str| (r.to_string(), c.to_string());
+    assert_eq!(run("deepseek_v3", None, out), own("", out));
+    assert_eq!(run("deepseek_v3", Some(false), out), own("", out));
+    assert_eq!(run("deepseek_v3", Some(true), out), own("plan", "Hi."));
+    assert_eq!(
+        run("deepseek_v3", Some(true), "plan</think>Hi."),
+        own("plan", "Hi.")
+    );
+    assert_eq!(run("holo2", None, "plan</think>Hi."), own("plan", "Hi."));
+    assert_eq!(
+        run("holo2", Some(false), "plan</think>Hi."),
+        own("", "plan</think>Hi.")
+    );
+    // `by_parsers` knows no switch: each parser's default.
+    let c = Format::by_parsers(None, Some("deepseek_v3")).unwrap();
+    assert_eq!(parse_with(&c.format, out, opts(false)).content, out);
+    // With a tool parser, thinking off leaves the think block in the content and still
+    // reads the calls.
+    let c = Format::by_parsers_thinking(Some("hermes"), Some("deepseek_v3"), Some(false)).unwrap();
+    let t = "<think>x</think><tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>";
+    let m = parse_with(&c.format, t, opts(false));
+    assert_eq!(
+        (m.content.as_str(), m.tool_calls.len()),
+        ("<think>x</think>", 1)
+    );
+}
+
 /// Calls to tools the request did not offer: vLLM's parsers keep them, except `internlm`;
 /// SGLang's parsers (the names only SGLang uses) drop them.
 #[test]

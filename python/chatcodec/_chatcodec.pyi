@@ -105,7 +105,10 @@ class StreamParser:
         reasoning_parser: Optional[str] = None,
     ) -> None:
         """`format` (a `chatcodec parse --format` name), or the format `template` writes, or
-        vLLM's / SGLang's `tool_call_parser` and `reasoning_parser` names with their meaning."""
+        vLLM's / SGLang's `tool_call_parser` and `reasoning_parser` names with their meaning.
+        `reasoning` is "auto", "open" (the prompt opened the reasoning block) or "closed"; with
+        parser names, "open" / "closed" also stand for the request's thinking switch for the
+        parsers that follow it (`deepseek_v3`, `holo2`)."""
     def feed(self, text: str) -> list[dict[str, Any]]: ...
     def close(self) -> list[dict[str, Any]]: ...
     def finish(self) -> dict[str, Any]: ...

@@ -17,7 +17,8 @@ use crate::pyjson::{to_json, to_py};
 /// --tool-call-parser`). `tools` (OpenAI tool dicts) restricts calls to those names (parser
 /// names keep calls to other tools where those parsers do). `reasoning` is `"auto"`, `"open"`
 /// (the prompt opened the reasoning block) or `"closed"`; `"auto"` with a reasoning parser
-/// name is that parser's assumption. Tool call ids are fresh random ones unless `id_seed` is
+/// name is that parser's assumption, and `"open"` / `"closed"` also stand for the request's
+/// thinking switch for parsers that follow it (`deepseek_v3`, `holo2`). Tool call ids are fresh random ones unless `id_seed` is
 /// given.
 #[pyclass(module = "chatcodec")]
 pub(crate) struct StreamParser {
@@ -46,8 +47,14 @@ impl StreamParser {
                     "give format=, template= or parser names, not several",
                 ));
             }
+            // The prompt's reasoning state stands for the request's thinking switch.
+            let thinking = match reasoning {
+                "open" => Some(true),
+                "closed" => Some(false),
+                _ => None,
+            };
             Some(
-                Format::by_parsers(tool_call_parser, reasoning_parser)
+                Format::by_parsers_thinking(tool_call_parser, reasoning_parser, thinking)
                     .map_err(|e| PyValueError::new_err(e.to_string()))?,
             )
         } else {

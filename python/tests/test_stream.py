@@ -121,6 +121,26 @@ def test_parser_names_equal_the_cli(names):
     assert p.finish() == want
 
 
+@pytest.mark.parametrize("name,reasoning,want", [
+    ("deepseek_v3", "auto", {"content": "<think>plan</think>Hi."}),
+    ("deepseek_v3", "open", {"reasoning_content": "plan", "content": "Hi."}),
+    ("deepseek_v3", "closed", {"content": "<think>plan</think>Hi."}),
+    ("holo2", "auto", {"reasoning_content": "plan", "content": "Hi."}),
+    ("holo2", "closed", {"content": "<think>plan</think>Hi."}),
+])
+def test_reasoning_parsers_that_follow_thinking(name, reasoning, want):
+    """`reasoning="open"`/`"closed"` stand for the request's thinking switch for the
+    parsers that follow it, as the CLI's --forced-open/--forced-closed do."""
+    p = chatcodec.StreamParser(reasoning_parser=name, reasoning=reasoning)
+    p.feed("<think>plan</think>Hi.")
+    m = p.finish()
+    assert {k: m.get(k) for k in want} == want
+    flag = {"auto": [], "open": ["--forced-open"], "closed": ["--forced-closed"]}[reasoning]
+    out = subprocess.run([cli(), "parse", "--reasoning-parser", name, *flag],
+                         input=b"<think>plan</think>Hi.", capture_output=True, check=True).stdout
+    assert json.loads(out) == m
+
+
 def test_parser_names_are_checked():
     with pytest.raises(ValueError, match="unknown tool-call parser"):
         chatcodec.StreamParser(tool_call_parser="nope")

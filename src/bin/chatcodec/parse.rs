@@ -35,10 +35,12 @@ pub(crate) struct Args {
     /// derived spec. The spec's reasoning mode is the default.
     #[command(flatten)]
     source: crate::analyze::Source,
-    /// The prompt already opened the reasoning block (e.g. ends with `<think>`).
+    /// The prompt already opened the reasoning block (e.g. ends with `<think>`); with parser
+    /// names, also thinking on for those that follow the request's switch (`deepseek_v3`).
     #[arg(long)]
     forced_open: bool,
-    /// The prompt closed reasoning (thinking disabled): the output has none.
+    /// The prompt closed reasoning (thinking disabled): the output has none; with parser
+    /// names, also thinking off for those that follow the request's switch (`holo2`).
     #[arg(long, conflicts_with = "forced_open")]
     forced_closed: bool,
     /// Print one delta per line, then `{"message": …}`.
@@ -155,9 +157,16 @@ fn select(args: &Args) -> Result<(Format, Reasoning, bool), String> {
         return Ok((f, Reasoning::Auto, false));
     }
     if args.tool_call_parser.is_some() || args.reasoning_parser.is_some() {
-        let c = Format::by_parsers(
+        // The prompt's reasoning state stands for the request's thinking switch.
+        let thinking = match (args.forced_open, args.forced_closed) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        };
+        let c = Format::by_parsers_thinking(
             args.tool_call_parser.as_deref(),
             args.reasoning_parser.as_deref(),
+            thinking,
         )
         .map_err(|e| e.to_string())?;
         return Ok((c.format, c.reasoning, c.keep_unknown_tools));

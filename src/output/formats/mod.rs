@@ -152,6 +152,18 @@ impl Format {
     /// content), a reasoning parser alone parses no tool calls, and calls to tools the
     /// request did not offer are kept as calls.
     pub fn by_parsers(tool: Option<&str>, reasoning: Option<&str>) -> Result<ParserChoice, Error> {
+        Format::by_parsers_thinking(tool, reasoning, None)
+    }
+
+    /// [`Format::by_parsers`], for a request whose thinking switch is known: `thinking` is
+    /// the request's `thinking` / `enable_thinking` template argument, if it has one. Reasoning
+    /// parsers that follow it as vLLM's do (`deepseek_v3` parses reasoning only when thinking
+    /// is on, `holo2` unless it is off) read the output as plain content when it is off.
+    pub fn by_parsers_thinking(
+        tool: Option<&str>,
+        reasoning: Option<&str>,
+        thinking: Option<bool>,
+    ) -> Result<ParserChoice, Error> {
         let unknown = |kind: &str, n: &str| {
             Error::new(
                 ErrorKind::Input,
@@ -172,7 +184,14 @@ impl Format {
                 .position(|s| s.name == name)
                 .ok_or_else(|| Error::new(ErrorKind::Input, format!("no format `{name}`")))
         };
+        // Thinking off for a parser that follows the switch: no reasoning is parsed at all
+        // (vLLM's identity parser), the think markers are text.
+        let plain = r
+            .and_then(|r| r.follows_thinking)
+            .is_some_and(|default| !thinking.unwrap_or(default));
         let (format, starts_open) = match (t, r) {
+            (Some(t), _) if plain => (Format::load(index_of(t.format)?, true)?, false),
+            (None, Some(r)) if plain => (Format::load(index_of(r.format)?, true)?, false),
             (Some(t), r) => (
                 Format::load(index_of(t.format)?, r.is_none() && !t.reads_reasoning)?,
                 r.is_some_and(|r| r.starts_open),

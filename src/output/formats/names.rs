@@ -57,6 +57,10 @@ pub(crate) struct ReasoningName {
     /// it so (vLLM's `qwen3`, `kimi_k25`; SGLang's `qwen3`, `glm45`, `kimi_k2`): the opener
     /// and what follows are content.
     pub(crate) stop: Option<&'static str>,
+    /// The parser follows the request's thinking switch (`thinking` / `enable_thinking`), with
+    /// this default when the request has none: with thinking off it parses no reasoning
+    /// (vLLM's `deepseek_v3`, off by default; `holo2`, on by default).
+    pub(crate) follows_thinking: Option<bool>,
 }
 
 impl ReasoningName {
@@ -66,6 +70,14 @@ impl ReasoningName {
             format,
             starts_open,
             stop: None,
+            follows_thinking: None,
+        }
+    }
+
+    const fn follows_thinking(self, default: bool) -> ReasoningName {
+        ReasoningName {
+            follows_thinking: Some(default),
+            ..self
         }
     }
 
@@ -96,7 +108,7 @@ macro_rules! tools {
 }
 
 /// `"name" => "format", starts_open, Origin;`, the origin optionally followed by
-/// `.stops_at("opener")`.
+/// `.stops_at("opener")` or `.follows_thinking(default)`.
 macro_rules! reasoning {
     ($($name:literal => $format:literal, $open:literal, $origin:ident $(. $fact:ident ($arg:literal))*;)*) => {
         &[$({
@@ -217,7 +229,7 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     "cohere_command3" => "command-r7b", false, VllmReasoning;
     "cohere_command4" => "command-r7b", false, VllmReasoning;
     "deepseek_r1" => "think", true, VllmReasoning;
-    "deepseek_v3" => "think", true, VllmReasoning;
+    "deepseek_v3" => "think", true, VllmReasoning.follows_thinking(false);
     "deepseek_v4" => "think", true, VllmReasoning;
     "deepseek_v41" => "think", true, VllmReasoning;
     "ernie45" => "ernie45", true, VllmReasoning;
@@ -227,7 +239,7 @@ pub(crate) static REASONING_NAMES: &[ReasoningName] = reasoning! {
     "granite" => "granite", false, VllmReasoning;
     "granite_thinking_parser" => "think", false, VllmReasoning;
     "hf" => "think", false, VllmReasoning;
-    "holo2" => "think", true, VllmReasoning;
+    "holo2" => "think", true, VllmReasoning.follows_thinking(true);
     "hunyuan_a13b" => "hunyuan", false, VllmReasoning;
     "hy_v3" => "hy-v3", false, VllmReasoning;
     "hy_v4" => "hy-v3", false, VllmReasoning;
