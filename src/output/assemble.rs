@@ -317,6 +317,18 @@ impl Assembler {
         self.args(&out);
     }
 
+    /// Whether `kind` opens the whole arguments of a call that has some already.
+    fn arguments_again(&self, kind: Kind) -> bool {
+        let Some(c) = &self.call else { return false };
+        let written = c.args_len > 0 || c.params.is_some();
+        match kind {
+            Kind::Args | Kind::SArgs | Kind::Dict => written,
+            // A Python value is the whole arguments when no parameter key is open.
+            Kind::PyValue => written && c.params.is_none(),
+            _ => false,
+        }
+    }
+
     fn end_call(&mut self) {
         self.end_value();
         self.fill_missing_value();
@@ -354,6 +366,12 @@ impl Assembler {
 
 impl Sink for Assembler {
     fn open(&mut self, kind: Kind) {
+        if self.arguments_again(kind) {
+            // A call's arguments are written once: a second arguments member of the same
+            // call (`"arguments"` and `"parameters"`, or a repeated key) is not appended,
+            // which would make them invalid JSON; the first one stands.
+            return;
+        }
         if kind.is_value() {
             if let Some(c) = &mut self.call {
                 c.awaiting_value = false;
