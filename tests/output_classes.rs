@@ -397,6 +397,23 @@ fn names_of_other_vllm_versions() {
     );
 }
 
+/// A call object with two arguments members (`arguments` and `parameters`, or a repeated
+/// key): the first stands, the call's arguments stay one JSON value.
+#[test]
+fn arguments_written_once() {
+    let cases = [
+        ("hermes", "<tool_call>{\"name\": \"f\", \"arguments\": {\"x\": 1}, \"parameters\": {\"y\": 2}}</tool_call>", json!({"x": 1})),
+        ("hermes", "<tool_call>{\"name\": \"f\", \"arguments\": {}, \"arguments\": {}}</tool_call>", json!({})),
+        ("hermes", "<tool_call>{\"name\": \"f\", \"arguments\": {\"x\": 1}, \"arguments\": \"{\\\"y\\\": 2}\"}</tool_call>", json!({"x": 1})),
+        ("llama3", "{\"name\": \"f\", \"parameters\": {\"x\": 1}, \"arguments\": {\"y\": 2}}", json!({"x": 1})),
+    ];
+    for (f, text, want) in cases {
+        let m = check(f, false, text);
+        assert_eq!(names(&m), ["f"], "{f}: {text}\n{m:?}");
+        assert_eq!(args(&m, 0), want, "{f}: {text}");
+    }
+}
+
 /// Reasoning parsers that follow the request's thinking switch, as vLLM's do: `deepseek_v3`
 /// parses no reasoning unless thinking is on (then it is DeepSeek-R1's, opened by the
 /// prompt), `holo2` the same with thinking on by default. With thinking off the whole output
