@@ -25,8 +25,11 @@ use convert::{Converter, Keep};
 pub(crate) fn to_pyerr(py: Python<'_>, e: &Error) -> PyErr {
     // The class transformers' renderer raises for the same failure (`_errors.BY_CLASS`).
     let class = e.exception_class();
-    // A raised message is the template's own text, verbatim, as jinja2 gives it.
-    let message = if e.kind() == ErrorKind::Raised {
+    // A raised message is the template's own text, verbatim, as jinja2 gives it; so is a
+    // check of transformers' own on the rendered text (the final message to continue).
+    let message = if e.kind() == ErrorKind::Raised
+        || (e.location().is_none() && e.exception_class() == ExceptionClass::ValueError)
+    {
         e.message().to_string()
     } else {
         e.to_string()

@@ -250,3 +250,19 @@ def test_random_data_renders_or_fails_as_in_transformers():
             if not same_outcome(theirs, ours):
                 differences.append(f"seed {seed} {template!r} x={value!r:.80}: {theirs[1]!r:.120} / {ours[1]!r:.120}")
     assert not differences, "\n".join(differences[:20])
+
+
+def test_continue_final_message_not_shown_says_what_transformers_says():
+    """A template that cuts the final message: transformers' ValueError, same text (the
+    message to continue and the rendered chat included)."""
+    need("transformers")
+    from transformers.utils.chat_template_utils import render_jinja_template as theirs
+
+    src = "{% for m in messages %}{{ m.content[:3] }}{% endfor %}"
+    msgs = [{"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "hello world"}]
+    with pytest.raises(ValueError) as want:
+        theirs([msgs], chat_template=src, continue_final_message=True)
+    with pytest.raises(ValueError) as got:
+        chatcodec.render_jinja_template([msgs], chat_template=src, continue_final_message=True)
+    assert str(got.value) == str(want.value)

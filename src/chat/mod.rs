@@ -588,9 +588,13 @@ fn cut_after_final_message(out: &mut String, start: usize, final_text: &str) -> 
     let tag = CONTINUE_TAG.trim_end_matches(py_isspace);
     let stripped = final_text.trim_matches(py_isspace);
     if !rendered.contains(stripped) || !rendered.contains(tag) {
+        // transformers' message, word for word (the missing space before "Final" included).
         return Err(err!(
             Value,
-            "continue_final_message is set but the final message does not appear in the chat after applying the chat template!"
+            "continue_final_message is set but the final message does not appear in the chat after \
+             applying the chat template! This can happen if the chat template deletes portions of \
+             the final message. Please verify the chat template and final message in your chat to \
+             ensure they are compatible.Final message to continue: {stripped}\nRendered chat:\n{rendered}"
         ));
     }
     let tag_loc = rendered.rfind(tag).unwrap_or(0);
