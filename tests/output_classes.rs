@@ -985,6 +985,17 @@ fn kimi_calls_without_section_or_end_markers() {
     assert_eq!(m.reasoning, "I need to call two functions");
     assert_eq!(names(&m), ["special_function", "python"]);
     assert_eq!(args(&m, 1), json!({"code": "print('hey')"}));
+    // A section whose call is no call (the id names no function) is text, its end marker
+    // included; after a call read on its own the end marker closes its section.
+    let t = "<|tool_calls_section_begin|><|tool_call_begin|>functions.weather.lookup:3<|tool_call_argument_begin|>{\"city\":\"Paris\"}<|tool_call_end|><|tool_calls_section_end|>";
+    let m = check("kimi-k2", false, t);
+    assert_eq!((m.content.as_str(), m.tool_calls.len()), (t, 0));
+    let m = check(
+        "kimi-k2",
+        false,
+        "<|tool_call_begin|>functions.b:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
+    );
+    assert_eq!((m.content.as_str(), names(&m)), ("", vec!["b"]));
 }
 
 /// JSON call objects whose arguments are a JSON string holding the JSON (Granite 4, and
