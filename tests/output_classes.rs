@@ -99,6 +99,14 @@ fn forced_open_takes_a_written_opening_tag() {
         // Without the tag, the output starts inside reasoning.
         let m = check(f, true, &t[t.find('\n').unwrap()..]);
         assert_eq!(m.reasoning, "\nplan", "{f}: {m:?}");
+        // A repeated opening tag opens once, forced open or not.
+        let open = &t[..t.find('\n').unwrap()];
+        let twice = format!("{open}{t}");
+        for forced in [true, false] {
+            let m = check(f, forced, &twice);
+            assert_eq!(m.reasoning, "\nplan", "{f} {forced}: {m:?}");
+            assert_eq!(m.content, "done", "{f} {forced}: {m:?}");
+        }
     }
 }
 
