@@ -1053,3 +1053,74 @@ fn schema_types_over_string_marks() {
     let m = check_with("deepseek-v3.2", &o, &t);
     assert_eq!(args(&m, 0), json!({"value": "many", "label": "7"}));
 }
+
+/// Gemma 4: a channel opened without its `thought` label is reasoning too (the close marker
+/// is not dropped while its opener stays in the content).
+#[test]
+fn gemma4_channel_without_label() {
+    for (t, r, c) in [
+        ("<|channel>r<channel|>c", "r", "c"),
+        ("<|channel>thought\nr<channel|>c", "r", "c"),
+        ("a<|channel>r<channel|>c", "r", "ac"),
+    ] {
+        let m = check("gemma4", false, t);
+        assert_eq!((m.reasoning.as_str(), m.content.as_str()), (r, c), "{t:?}");
+    }
+}
+
+/// GLM: a value may hold its own closing tag (code), which closes it only before the next
+/// key, the end of the call or of the output; a value left open ends with its call, and the
+/// next call is read.
+#[test]
+fn glm_values_holding_markers() {
+    let m = check(
+        "glm-4.5",
+        false,
+        "<tool_call>run<arg_key>code</arg_key><arg_value>let s = \"</arg_value>\"; run(s)</arg_value><arg_key>timeout</arg_key><arg_value>5</arg_value></tool_call>",
+    );
+    assert_eq!(
+        args(&m, 0),
+        json!({"code": "let s = \"</arg_value>\"; run(s)", "timeout": 5})
+    );
+    let m = check(
+        "glm-4.5",
+        false,
+        "<tool_call>f<arg_key>a</arg_key><arg_value>x</tool_call><tool_call>g<arg_key>b</arg_key><arg_value>y</arg_value></tool_call>",
+    );
+    assert_eq!(names(&m), ["f", "g"]);
+    assert_eq!(
+        (args(&m, 0), args(&m, 1)),
+        (json!({"a": "x"}), json!({"b": "y"}))
+    );
+    let m = check(
+        "glm-4.5",
+        false,
+        "<tool_call>f<arg_key>a</arg_key><arg_value>print(\"</tool_call>\")</arg_value></tool_call>",
+    );
+    assert_eq!(args(&m, 0), json!({"a": "print(\"</tool_call>\")"}));
+}
+
+/// Kimi-K3: a call after text (or reasoning) inside its tools section is still a call.
+#[test]
+fn kimi_k3_call_after_text_in_a_section() {
+    let m = check(
+        "kimi-k3",
+        false,
+        "<|open|>tools<|sep|><|open|>call tool=\"a\" index=\"1\"<|sep|><|close|>call<|sep|>x<|open|>call tool=\"b\" index=\"2\"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
+    );
+    assert_eq!(names(&m), ["a", "b"]);
+    assert_eq!(m.content, "x");
+}
+
+/// Inkling: a tool block's header may name the tool; the name is markup, not content.
+#[test]
+fn inkling_tool_name_in_the_header() {
+    let m = check(
+        "inkling",
+        false,
+        "<|content_text|>Let me look it up.<|end_message|><|message_model|>get_weather<|content_invoke_tool_json|>{\"name\":\"get_weather\",\"args\":{\"city\": \"NYC\"}}<|end_message|>",
+    );
+    assert_eq!(m.content, "Let me look it up.");
+    assert_eq!(names(&m), ["get_weather"]);
+    assert_eq!(args(&m, 0), json!({"city": "NYC"}));
+}
