@@ -214,6 +214,23 @@ fn vllm_parser_names() {
     );
     let m: Value = serde_json::from_str(out.trim()).unwrap();
     assert!(m["tool_calls"].is_null(), "{m}");
+    // A reasoning parser alone reads no calls, also in families whose format has call
+    // markers of their own: the calls are text.
+    for (name, t, content) in [
+        ("qwen3", t, "Hi<tool_call>{\"name\": \"other\", \"arguments\": {}}</tool_call>"),
+        ("mistral", "[THINK]plan[/THINK]Hi[TOOL_CALLS]f[ARGS]{}", "Hi[TOOL_CALLS]f[ARGS]{}"),
+        (
+            "kimi_k3",
+            "<|open|>think<|sep|>plan<|close|>think<|sep|>Hi<|open|>tools<|sep|><|open|>call tool=\"a\"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
+            "Hi<|open|>tools<|sep|><|open|>call tool=\"a\"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
+        ),
+    ] {
+        let (_, out) = run(&["--reasoning-parser", name], t.as_bytes());
+        let m: Value = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(m["reasoning_content"], "plan", "{name}: {m}");
+        assert_eq!(m["content"], content, "{name}: {m}");
+        assert!(m["tool_calls"].is_null(), "{name}: {m}");
+    }
     // An unknown name is an error that says so.
     let (code, _, err) = run_err(&["--tool-call-parser", "nope"], b"");
     assert_eq!(code, 2);

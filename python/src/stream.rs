@@ -96,12 +96,18 @@ impl StreamParser {
             None => None,
             Some(t) => Some(to_json(t, 0)?),
         };
+        // A reasoning parser alone reads no calls: every call is text.
+        let parses_calls = choice.as_ref().map_or(true, |c| c.parses_calls);
         let options = output::Options {
             reasoning,
             id_seed: id_seed.unwrap_or_else(output::random_id_seed),
-            tools: tools.as_ref().map(output::Options::tool_names),
+            tools: match parses_calls {
+                true => tools.as_ref().map(output::Options::tool_names),
+                false => Some(Vec::new()),
+            },
             tool_schemas: tools,
-            keep_unknown_tools: choice.is_some_and(|c| c.keep_unknown_tools),
+            keep_unknown_tools: parses_calls
+                && choice.as_ref().is_some_and(|c| c.keep_unknown_tools),
         };
         Ok(StreamParser {
             inner: output::StreamParser::with_options(&format, options),

@@ -76,7 +76,7 @@ pub(crate) fn run(args: Args) -> i32 {
         }
         return 0;
     }
-    let (format, mut reasoning, keep_unknown) = match select(&args) {
+    let (format, mut reasoning, keep_unknown, parses_calls) = match select(&args) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("error: {e}");
@@ -110,8 +110,12 @@ pub(crate) fn run(args: Args) -> i32 {
             id_seed: args
                 .id_seed
                 .unwrap_or_else(chatcodec::output::random_id_seed),
-            tools: tools.as_ref().map(Options::tool_names),
-            keep_unknown_tools: keep_unknown && !args.strict_tools,
+            // A reasoning parser alone reads no calls: every call is text.
+            tools: match parses_calls {
+                true => tools.as_ref().map(Options::tool_names),
+                false => Some(Vec::new()),
+            },
+            keep_unknown_tools: keep_unknown && !args.strict_tools && parses_calls,
             tool_schemas: tools,
         },
     );
@@ -145,7 +149,7 @@ pub(crate) fn run(args: Args) -> i32 {
 
 /// The format the arguments select, the reasoning mode it implies, and whether unknown tool
 /// names stay calls.
-fn select(args: &Args) -> Result<(Format, Reasoning, bool), String> {
+fn select(args: &Args) -> Result<(Format, Reasoning, bool, bool), String> {
     if let Some(path) = &args.grammar {
         let src = std::fs::read_to_string(path)
             .map_err(|e| format!("--grammar {}: {e}", path.display()))?;
@@ -154,7 +158,7 @@ fn select(args: &Args) -> Result<(Format, Reasoning, bool), String> {
             .map_or_else(|| "user".to_string(), |s| s.to_string_lossy().into_owned());
         let f = Format::from_grammar(&name, &src)
             .map_err(|e| format!("--grammar {}: {e}", path.display()))?;
-        return Ok((f, Reasoning::Auto, false));
+        return Ok((f, Reasoning::Auto, false, true));
     }
     if args.tool_call_parser.is_some() || args.reasoning_parser.is_some() {
         // The prompt's reasoning state stands for the request's thinking switch.
@@ -169,7 +173,7 @@ fn select(args: &Args) -> Result<(Format, Reasoning, bool), String> {
             thinking,
         )
         .map_err(|e| e.to_string())?;
-        return Ok((c.format, c.reasoning, c.keep_unknown_tools));
+        return Ok((c.format, c.reasoning, c.keep_unknown_tools, c.parses_calls));
     }
     if args.format.is_none() && args.source.given() {
         let (spec, _) = args.source.spec().map_err(|e| e.to_string())?;
@@ -179,11 +183,11 @@ fn select(args: &Args) -> Result<(Format, Reasoning, bool), String> {
             _ => Reasoning::Auto,
         };
         let f = Format::for_spec(&spec).map_err(|e| e.to_string())?;
-        return Ok((f, reasoning, false));
+        return Ok((f, reasoning, false, true));
     }
     let name = args.format.clone().unwrap_or_default();
     let f = Format::by_name(&name).map_err(|e| e.to_string())?;
-    Ok((f, Reasoning::Auto, false))
+    Ok((f, Reasoning::Auto, false, true))
 }
 
 /// The OpenAI `tools` JSON array in `path`.

@@ -100,6 +100,12 @@ pub struct ParserChoice {
     /// Whether a call to a tool that is not in the request's tools is kept as a call (as
     /// vLLM's parsers do) rather than turned into content.
     pub keep_unknown_tools: bool,
+    /// Whether tool calls are read at all: false for a reasoning parser given alone, whose
+    /// family format has call markers (its calls are text: give [`Options::tools`] an empty
+    /// list and `keep_unknown_tools` false).
+    ///
+    /// [`Options::tools`]: crate::output::Options::tools
+    pub parses_calls: bool,
 }
 
 /// The index of a format that has no entry in the table.
@@ -226,6 +232,7 @@ impl Format {
                 Reasoning::Auto
             },
             keep_unknown_tools: !t.is_some_and(|t| t.drops_unknown_tools),
+            parses_calls: t.is_some(),
         })
     }
 
