@@ -1124,3 +1124,26 @@ fn inkling_tool_name_in_the_header() {
     assert_eq!(names(&m), ["get_weather"]);
     assert_eq!(args(&m, 0), json!({"city": "NYC"}));
 }
+
+/// GLM: a call name never holds markup. A call whose name is followed by a repeated opener or
+/// by tags out of order is no call: its text is content, and the calls around it are read.
+#[test]
+fn glm_names_without_markup() {
+    let m = check(
+        "glm-4.5",
+        false,
+        "<tool_call>exec<tool_call>exec\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>\n</tool_call>",
+    );
+    assert_eq!(
+        (m.content.as_str(), names(&m)),
+        ("<tool_call>exec", vec!["exec"])
+    );
+    assert_eq!(args(&m, 0), json!({"k": "v"}));
+    let bad = "<tool_call>exec<arg_value>input</arg_key><arg_value>const s = require(\"fs\")</arg_value></tool_call>";
+    let t = format!("<tool_call>exec<arg_key>cmd</arg_key><arg_value>pytest -q</arg_value></tool_call>{bad}<tool_call>wait<arg_key>seconds</arg_key><arg_value>2</arg_value></tool_call>");
+    let m = check("glm-4.5", false, &t);
+    assert_eq!((m.content.as_str(), names(&m)), (bad, vec!["exec", "wait"]));
+    for c in &m.tool_calls {
+        assert!(!c.name.contains('<'), "{m:?}");
+    }
+}
