@@ -1110,6 +1110,17 @@ fn kimi_k3_call_after_text_in_a_section() {
     );
     assert_eq!(names(&m), ["a", "b"]);
     assert_eq!(m.content, "x");
+    // A value holding its own closing tag (a command that greps for it) keeps it.
+    let m = check(
+        "kimi-k3",
+        false,
+        "<|open|>tools<|sep|><|open|>call tool=\"exec\" index=\"1\"<|sep|><|open|>argument key=\"input\" type=\"string\"<|sep|>grep -n '<|close|>argument<|sep|>' parser.py<|close|>argument<|sep|><|open|>argument key=\"n\" type=\"integer\"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
+    );
+    assert_eq!(
+        args(&m, 0),
+        json!({"input": "grep -n '<|close|>argument<|sep|>' parser.py", "n": 2})
+    );
+    assert_eq!(m.content, "");
 }
 
 /// Inkling: a tool block's header may name the tool; the name is markup, not content.
