@@ -1158,3 +1158,19 @@ fn glm_names_without_markup() {
         assert!(!c.name.contains('<'), "{m:?}");
     }
 }
+
+/// Qwen3-Coder (and Seed-OSS): a parameter value may hold the closing tag (code that writes
+/// XML), which closes it only before the next parameter, the function's end or a repeated
+/// closing tag.
+#[test]
+fn qwen3_coder_values_holding_the_closing_tag() {
+    let t = "<tool_call>\n<function=write>\n<parameter=content>\n<a></parameter></a>\n</parameter>\n<parameter=n>\n2\n</parameter>\n</function>\n</tool_call>";
+    let m = check("qwen3-coder", false, t);
+    assert_eq!(
+        args(&m, 0),
+        json!({"content": "<a></parameter></a>", "n": 2})
+    );
+    let t = "<seed:tool_call>\n<function=write>\n<parameter=content>\nx</parameter> y\n</parameter>\n</function>\n</seed:tool_call>";
+    let m = check("seed-oss", false, t);
+    assert_eq!(args(&m, 0), json!({"content": "x</parameter> y"}));
+}
