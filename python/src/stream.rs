@@ -1,6 +1,6 @@
 //! `StreamParser`: model output fed chunk by chunk, as OpenAI delta dicts and a final message.
 
-use chatcodec::output::{self, Format, Reasoning};
+use chatcodec::output::{self, Format, ParserChoice, Reasoning};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -60,21 +60,21 @@ impl StreamParser {
         } else {
             None
         };
-        let format = match (choice, format, template) {
-            (Some(c), _, _) => c.format,
-            (None, Some(name), _) => {
-                Format::by_name(name).map_err(|e| PyValueError::new_err(e.to_string()))?
-            }
+        let choice = match (choice, format, template) {
+            (Some(c), _, _) => c,
+            (None, Some(name), _) => ParserChoice::of(
+                Format::by_name(name).map_err(|e| PyValueError::new_err(e.to_string()))?,
+            ),
             (None, None, Some(t)) => {
                 let source = match t.cast::<PyString>() {
                     Ok(s) => s.to_cow()?.into_owned(),
                     Err(_) => t.getattr("source")?.extract::<String>()?,
                 };
-                Format::for_template(&source).ok_or_else(|| {
+                ParserChoice::of(Format::for_template(&source).ok_or_else(|| {
                     PyValueError::new_err(
                         "no output format is known for this template (no tool-call or reasoning markers); pass format=",
                     )
-                })?
+                })?)
             }
             (None, None, None) => {
                 return Err(PyTypeError::new_err(
@@ -83,7 +83,7 @@ impl StreamParser {
             }
         };
         let reasoning = match reasoning {
-            "auto" => choice.map_or(Reasoning::Auto, |c| c.reasoning),
+            "auto" => choice.reasoning,
             "open" => Reasoning::ForcedOpen,
             "closed" => Reasoning::ForcedClosed,
             other => {
@@ -96,19 +96,13 @@ impl StreamParser {
             None => None,
             Some(t) => Some(to_json(t, 0)?),
         };
-        // A reasoning parser alone reads no calls: every call is text.
-        let parses_calls = choice.as_ref().map_or(true, |c| c.parses_calls);
-        let options = output::Options {
-            reasoning,
-            id_seed: id_seed.unwrap_or_else(output::random_id_seed),
-            tools: match parses_calls {
-                true => tools.as_ref().map(output::Options::tool_names),
-                false => Some(Vec::new()),
-            },
-            tool_schemas: tools,
-            keep_unknown_tools: parses_calls
-                && choice.as_ref().is_some_and(|c| c.keep_unknown_tools),
-        };
+        let mut options = output::Options::for_choice(
+            &choice,
+            tools,
+            id_seed.unwrap_or_else(output::random_id_seed),
+        );
+        options.reasoning = reasoning;
+        let format = choice.format;
         Ok(StreamParser {
             inner: output::StreamParser::with_options(&format, options),
             closed: false,

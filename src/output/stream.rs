@@ -2,7 +2,7 @@
 
 use super::assemble::{Assembler, Broken};
 use super::event::Event;
-use super::formats::Format;
+use super::formats::{Format, ParserChoice};
 use super::message::Message;
 use super::peg::Machine;
 use super::typing::ToolTypes;
@@ -43,6 +43,27 @@ pub struct Options {
 }
 
 impl Options {
+    /// The options of a parser for `choice`: its reasoning mode and call rules, the request's
+    /// OpenAI `tools` array (names and parameter schemas), ids from `id_seed`. A choice that
+    /// reads no calls (a reasoning parser alone) gets an empty tools list, so every call is
+    /// text.
+    pub fn for_choice(
+        choice: &ParserChoice,
+        tools: Option<serde_json::Value>,
+        id_seed: u64,
+    ) -> Options {
+        Options {
+            reasoning: choice.reasoning,
+            id_seed,
+            tools: match choice.parses_calls {
+                true => tools.as_ref().map(Options::tool_names),
+                false => Some(Vec::new()),
+            },
+            keep_unknown_tools: choice.keep_unknown_tools && choice.parses_calls,
+            tool_schemas: tools,
+        }
+    }
+
     /// The tool names of an OpenAI `tools` array (`[{"type": "function", "function":
     /// {"name": …}}]`; bare `{"name": …}` entries are accepted too). Entries without a name
     /// are skipped.

@@ -1,7 +1,7 @@
 //! `chatcodec parse`: model output on stdin → the final assistant message, or a stream of
 //! OpenAI `choices[0].delta` objects (one per line) ending with `{"message": …}`.
 
-use chatcodec::output::{delta, Format, Options, Reasoning, StreamParser};
+use chatcodec::output::{delta, Format, Options, ParserChoice, Reasoning, StreamParser};
 use std::io::{Read, Write};
 
 /// Arguments of `chatcodec parse`.
@@ -76,7 +76,7 @@ pub(crate) fn run(args: Args) -> i32 {
         }
         return 0;
     }
-    let (format, mut reasoning, keep_unknown, parses_calls) = match select(&args) {
+    let choice = match select(&args) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("error: {e}");
@@ -98,27 +98,19 @@ pub(crate) fn run(args: Args) -> i32 {
         eprintln!("error: reading stdin: {e}");
         return 1;
     }
+    let seed = args
+        .id_seed
+        .unwrap_or_else(chatcodec::output::random_id_seed);
+    let mut options = Options::for_choice(&choice, tools, seed);
     if args.forced_open {
-        reasoning = Reasoning::ForcedOpen;
+        options.reasoning = Reasoning::ForcedOpen;
     } else if args.forced_closed {
-        reasoning = Reasoning::ForcedClosed;
+        options.reasoning = Reasoning::ForcedClosed;
     }
-    let mut parser = StreamParser::with_options(
-        &format,
-        Options {
-            reasoning,
-            id_seed: args
-                .id_seed
-                .unwrap_or_else(chatcodec::output::random_id_seed),
-            // A reasoning parser alone reads no calls: every call is text.
-            tools: match parses_calls {
-                true => tools.as_ref().map(Options::tool_names),
-                false => Some(Vec::new()),
-            },
-            keep_unknown_tools: keep_unknown && !args.strict_tools && parses_calls,
-            tool_schemas: tools,
-        },
-    );
+    if args.strict_tools {
+        options.keep_unknown_tools = false;
+    }
+    let mut parser = StreamParser::with_options(&choice.format, options);
     if !args.stream {
         parser.feed_bytes(&input);
         parser.finish();
@@ -147,9 +139,8 @@ pub(crate) fn run(args: Args) -> i32 {
     0
 }
 
-/// The format the arguments select, the reasoning mode it implies, and whether unknown tool
-/// names stay calls.
-fn select(args: &Args) -> Result<(Format, Reasoning, bool, bool), String> {
+/// The format the arguments select, with the reasoning mode and call rules it implies.
+fn select(args: &Args) -> Result<ParserChoice, String> {
     if let Some(path) = &args.grammar {
         let src = std::fs::read_to_string(path)
             .map_err(|e| format!("--grammar {}: {e}", path.display()))?;
@@ -158,7 +149,7 @@ fn select(args: &Args) -> Result<(Format, Reasoning, bool, bool), String> {
             .map_or_else(|| "user".to_string(), |s| s.to_string_lossy().into_owned());
         let f = Format::from_grammar(&name, &src)
             .map_err(|e| format!("--grammar {}: {e}", path.display()))?;
-        return Ok((f, Reasoning::Auto, false, true));
+        return Ok(ParserChoice::of(f));
     }
     if args.tool_call_parser.is_some() || args.reasoning_parser.is_some() {
         // The prompt's reasoning state stands for the request's thinking switch.
@@ -167,13 +158,12 @@ fn select(args: &Args) -> Result<(Format, Reasoning, bool, bool), String> {
             (_, true) => Some(false),
             _ => None,
         };
-        let c = Format::by_parsers_thinking(
+        return Format::by_parsers_thinking(
             args.tool_call_parser.as_deref(),
             args.reasoning_parser.as_deref(),
             thinking,
         )
-        .map_err(|e| e.to_string())?;
-        return Ok((c.format, c.reasoning, c.keep_unknown_tools, c.parses_calls));
+        .map_err(|e| e.to_string());
     }
     if args.format.is_none() && args.source.given() {
         let (spec, _) = args.source.spec().map_err(|e| e.to_string())?;
@@ -183,11 +173,14 @@ fn select(args: &Args) -> Result<(Format, Reasoning, bool, bool), String> {
             _ => Reasoning::Auto,
         };
         let f = Format::for_spec(&spec).map_err(|e| e.to_string())?;
-        return Ok((f, reasoning, false, true));
+        return Ok(ParserChoice {
+            reasoning,
+            ..ParserChoice::of(f)
+        });
     }
     let name = args.format.clone().unwrap_or_default();
     let f = Format::by_name(&name).map_err(|e| e.to_string())?;
-    Ok((f, Reasoning::Auto, false, true))
+    Ok(ParserChoice::of(f))
 }
 
 /// The OpenAI `tools` JSON array in `path`.

@@ -101,11 +101,24 @@ pub struct ParserChoice {
     /// vLLM's parsers do) rather than turned into content.
     pub keep_unknown_tools: bool,
     /// Whether tool calls are read at all: false for a reasoning parser given alone, whose
-    /// family format has call markers (its calls are text: give [`Options::tools`] an empty
-    /// list and `keep_unknown_tools` false).
+    /// family format has call markers (its calls are text). [`Options::for_choice`] applies
+    /// it.
     ///
-    /// [`Options::tools`]: crate::output::Options::tools
+    /// [`Options::for_choice`]: crate::output::Options::for_choice
     pub parses_calls: bool,
+}
+
+impl ParserChoice {
+    /// A format given by name, with its own rules: reasoning as the output shows it, calls
+    /// read, calls to tools the request did not offer turned into content.
+    pub fn of(format: Format) -> ParserChoice {
+        ParserChoice {
+            format,
+            reasoning: Reasoning::Auto,
+            keep_unknown_tools: false,
+            parses_calls: true,
+        }
+    }
 }
 
 /// The index of a format that has no entry in the table.
